@@ -1,0 +1,40 @@
+# Two commands for a fresh machine: `make lab` (open the course) and `make test` (run every test).
+# Both build .venv from binder/requirements.txt — the same pinned environment Binder builds.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+.PHONY: lab test test-unit test-notebooks lint notebooks nav clean
+
+$(STAMP): binder/requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r binder/requirements.txt
+	# build matplotlib's font cache now, so no notebook prints "building the font cache" to stderr
+	$(BIN)/python -c "import lnlib.plots as p; p.use_cjk_font()"
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/00-index.ipynb
+
+test: lint test-unit test-notebooks
+
+lint: $(STAMP)
+	$(BIN)/ruff check lnlib tests tools
+	$(BIN)/python tools/nav.py --check
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest -q tests -m "not browser"
+
+test-notebooks: $(STAMP)
+	$(BIN)/python -m pytest -q $(NBVAL) notebooks
+
+# Maintainers: re-run every notebook from a clean kernel and save its outputs ("Restart & Run All").
+notebooks: $(STAMP)
+	$(BIN)/python tools/nav.py
+	$(BIN)/python tools/run_notebooks.py
+
+clean:
+	rm -rf $(VENV) build

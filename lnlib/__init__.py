@@ -1,0 +1,34 @@
+"""lnlib — the helper package of the course "LayerNorm 手算".
+
+lnlib computes every stage of LayerNorm; `lnlib.tables` and `lnlib.plots` render them;
+`lnlib.widgets` wires controls to the same functions; the notebooks narrate. See DESIGN.md §2.
+"""
+
+from .data import TOKEN_MATRIX, TOKENS
+from .exercises import check
+from .grad import layer_norm_backward, numerical_gradient
+from .norms import BatchNorm, batch_norm, layer_norm, rms_norm, standardize
+from .stages import LayerNormSteps, affine, center, layer_norm_steps, mean, normalize, std, variance
+
+__all__ = [
+    "TOKENS",
+    "TOKEN_MATRIX",
+    "mean",
+    "center",
+    "variance",
+    "std",
+    "normalize",
+    "affine",
+    "LayerNormSteps",
+    "layer_norm_steps",
+    "standardize",
+    "layer_norm",
+    "batch_norm",
+    "BatchNorm",
+    "rms_norm",
+    "layer_norm_backward",
+    "numerical_gradient",
+    "check",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,90 @@
+"""Input contract shared by every public function: validate early, name the argument, never mutate."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+FLOAT_DTYPES = (np.float16, np.float32, np.float64)
+
+
+def as_real_array(value, name: str, *, min_ndim: int = 1) -> np.ndarray:
+    """Return `value` as a float array (float16/32/64 kept, everything else float64), or raise clearly."""
+    if value is None:
+        raise TypeError(f"{name}: expected an array of real numbers, got None")
+    if isinstance(value, str | bytes):
+        raise TypeError(f"{name}: expected an array of real numbers, got a string {value!r:.40}")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as err:  # ragged nested lists
+        raise ValueError(f"{name}: expected a rectangular array of real numbers, got {_describe(value)} ({err})") from None
+    kind = arr.dtype.kind
+    if kind in "US":
+        raise TypeError(f"{name}: expected real numbers, got text ({arr.dtype})")
+    if kind == "c":
+        raise TypeError(f"{name}: expected real numbers, got complex numbers ({arr.dtype})")
+    if kind == "b":
+        raise TypeError(f"{name}: expected real numbers, got booleans")
+    if kind not in "iuf":
+        raise TypeError(f"{name}: expected real numbers, got {_describe(value)} with dtype {arr.dtype}")
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name}: expected at least {min_ndim} dimension(s), got a scalar of shape {arr.shape}")
+    if arr.dtype.type not in FLOAT_DTYPES:
+        arr = arr.astype(np.float64)
+    return arr
+
+
+def _describe(value) -> str:
+    return f"a {type(value).__name__}"
+
+
+def normalized_axes(axis, ndim: int, name: str = "axis") -> tuple[int, ...]:
+    """Turn an int or tuple of ints into sorted, non-negative, distinct axes of an array with `ndim` dims."""
+    items = axis if isinstance(axis, tuple | list) else (axis,)
+    if len(items) == 0:
+        raise ValueError(f"{name}: expected at least one axis, got an empty {type(axis).__name__}")
+    out = []
+    for a in items:
+        if isinstance(a, bool) or not isinstance(a, numbers.Integral):
+            raise TypeError(f"{name}: expected an int or a tuple of ints, got {a!r}")
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of range for an input with {ndim} dimension(s)")
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def check_eps(eps, name: str = "eps") -> float:
+    """ε must be a finite real number ≥ 0."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise TypeError(f"{name}: expected a real number ≥ 0, got {eps!r}")
+    value = float(eps)
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name}: expected a finite number ≥ 0, got {eps!r}")
+    return value
+
+
+def check_nonempty(x: np.ndarray, axes: tuple[int, ...], name: str = "x") -> None:
+    if any(x.shape[a] == 0 for a in axes):
+        raise ValueError(f"{name}: the normalized axes {axes} of shape {x.shape} are empty; nothing to average")
+
+
+def param_array(value, x: np.ndarray, axes: tuple[int, ...], name: str) -> np.ndarray | None:
+    """γ or β: None, or an array whose shape is exactly the normalized shape; returned broadcastable to x."""
+    if value is None:
+        return None
+    arr = as_real_array(value, name, min_ndim=0)
+    expected = tuple(x.shape[a] for a in axes)
+    if arr.shape != expected:
+        raise ValueError(f"{name}: expected shape {expected} (the normalized shape of x {x.shape}), got {arr.shape}")
+    shape = [1] * x.ndim
+    for a, n in zip(axes, expected, strict=True):
+        shape[a] = n
+    return arr.reshape(shape)
+
+
+def result_dtype(*arrays: np.ndarray) -> np.dtype:
+    """The widest float dtype among the inputs (the dtype results are returned in)."""
+    return np.result_type(*[a.dtype for a in arrays if a is not None])

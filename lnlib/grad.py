@@ -1,0 +1,59 @@
+"""The backward pass of LayerNorm, written by hand, and a central-difference gradient for checking it.
+
+Introduced in notebook 12.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_real_array, check_eps, check_nonempty, normalized_axes, param_array, result_dtype
+from ._stats import moments, to_dtype
+
+
+def layer_norm_backward(dy, x, gamma=None, *, eps: float = 1e-5, axis=-1):
+    """Gradients of y = γ ⊙ x̂ + β given dL/dy: returns (dx, dgamma, dbeta).
+
+    dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε) with g = dy ⊙ γ, means over the normalized axes;
+    dgamma = Σ dy ⊙ x̂ and dbeta = Σ dy, summed over the other axes (shape = the normalized shape).
+    """
+    eps = check_eps(eps)
+    arr = as_real_array(x, "x")
+    grad = as_real_array(dy, "dy")
+    if grad.shape != arr.shape:
+        raise ValueError(f"dy: expected the shape of x {arr.shape}, got {grad.shape}")
+    axes = normalized_axes(axis, arr.ndim)
+    check_nonempty(arr, axes)
+    g_param = param_array(gamma, arr, axes, "gamma")
+    dtype = result_dtype(arr, grad, g_param)
+    m = moments(arr, axes)
+    x64 = arr.astype(np.float64)
+    with np.errstate(all="ignore"):
+        xhat = m.xhat(x64, eps)
+        rstd = 1.0 / (m.scale * np.sqrt(m.var + eps / m.scale / m.scale))
+        dy64 = grad.astype(np.float64)
+        g = dy64 if g_param is None else dy64 * g_param
+        dx = rstd * (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True))
+    other = tuple(a for a in range(arr.ndim) if a not in axes)
+    shape = tuple(arr.shape[a] for a in axes)
+    dgamma = (dy64 * xhat).sum(axis=other).reshape(shape)
+    dbeta = dy64.sum(axis=other).reshape(shape)
+    return to_dtype(dx, dtype), to_dtype(dgamma, dtype), to_dtype(dbeta, dtype)
+
+
+def numerical_gradient(f, x, h: float = 1e-6) -> np.ndarray:
+    """Central differences (f(x + h·e_i) − f(x − h·e_i)) / 2h of a scalar function f, element by element."""
+    arr = as_real_array(x, "x").astype(np.float64)
+    if not (isinstance(h, int | float) and np.isfinite(h) and h > 0):
+        raise ValueError(f"h: expected a finite step > 0, got {h!r}")
+    grad = np.zeros_like(arr)
+    flat, out = arr.reshape(-1), grad.reshape(-1)
+    for i in range(flat.size):
+        old = flat[i]
+        flat[i] = old + h
+        up = float(f(arr))
+        flat[i] = old - h
+        down = float(f(arr))
+        flat[i] = old
+        out[i] = (up - down) / (2 * h)
+    return grad

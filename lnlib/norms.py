@@ -1,0 +1,154 @@
+"""Whole normalizations, vectorized over any shape: the shared core `standardize` and the norms built on it.
+
+LayerNorm, BatchNorm and RMSNorm differ only in which axes they average over and what they subtract.
+`layer_norm` is introduced in notebook 07, `batch_norm`/`BatchNorm` in 08, `rms_norm` in 11.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_real_array, check_eps, check_nonempty, normalized_axes, param_array, result_dtype
+from ._stats import moments, to_dtype
+
+
+def _affine(xhat64: np.ndarray, dtype, gamma, beta) -> np.ndarray:
+    out = to_dtype(xhat64, dtype)
+    if gamma is not None:
+        out = out * gamma
+    if beta is not None:
+        out = out + beta
+    return out.astype(result_dtype(out, gamma, beta), copy=False)
+
+
+def standardize(x, axis, eps: float = 1e-5) -> np.ndarray:
+    """(x − mean) / √(var + ε) with mean and biased variance taken over `axis` (an int or a tuple of ints)."""
+    eps = check_eps(eps)
+    arr = as_real_array(x, "x")
+    axes = normalized_axes(axis, arr.ndim)
+    check_nonempty(arr, axes)
+    return to_dtype(moments(arr, axes).xhat(arr, eps), arr.dtype)
+
+
+def layer_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=-1) -> np.ndarray:
+    """LayerNorm: standardize each sample over its feature axes (`axis`, default the last), then γ ⊙ x̂ + β.
+
+    γ and β have exactly the normalized shape, like `normalized_shape` in torch.nn.LayerNorm.
+    """
+    eps = check_eps(eps)
+    arr = as_real_array(x, "x")
+    axes = normalized_axes(axis, arr.ndim)
+    check_nonempty(arr, axes)
+    g = param_array(gamma, arr, axes, "gamma")
+    b = param_array(beta, arr, axes, "beta")
+    return _affine(moments(arr, axes).xhat(arr, eps), arr.dtype, g, b)
+
+
+def batch_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=0) -> np.ndarray:
+    """BatchNorm in training mode: standardize each feature over the batch axes (`axis`, default 0).
+
+    γ and β have one value per feature, i.e. the shape of x without the batch axes.
+    """
+    eps = check_eps(eps)
+    arr = as_real_array(x, "x")
+    batch_axes = normalized_axes(axis, arr.ndim)
+    check_nonempty(arr, batch_axes)
+    _check_batch_size(arr, batch_axes)
+    feature_axes = tuple(a for a in range(arr.ndim) if a not in batch_axes)
+    g = param_array(gamma, arr, feature_axes, "gamma") if feature_axes else _scalar_param(gamma, "gamma")
+    b = param_array(beta, arr, feature_axes, "beta") if feature_axes else _scalar_param(beta, "beta")
+    return _affine(moments(arr, batch_axes).xhat(arr, eps), arr.dtype, g, b)
+
+
+def _scalar_param(value, name):
+    if value is None:
+        return None
+    arr = as_real_array(value, name, min_ndim=0)
+    if arr.shape not in ((), (1,)):
+        raise ValueError(f"{name}: x has no feature axes, so {name} must be a single number, got shape {arr.shape}")
+    return arr.reshape(())
+
+
+def _check_batch_size(arr, batch_axes):
+    count = int(np.prod([arr.shape[a] for a in batch_axes]))
+    if count < 2:
+        raise ValueError(
+            f"x: training-mode batch statistics need more than one value per feature, got {count} "
+            f"(shape {arr.shape}, batch axes {batch_axes}); use eval mode with running statistics instead"
+        )
+
+
+class BatchNorm:
+    """BatchNorm with running statistics, features LAST: x is (N, C) or (N, T, C).
+
+    Training mode normalizes with the biased batch variance and updates the running statistics with
+    new = (1 − momentum)·old + momentum·batch, using the UNBIASED batch variance (PyTorch's convention).
+    Eval mode normalizes with the running statistics.
+    """
+
+    def __init__(self, num_features: int, *, eps: float = 1e-5, momentum: float = 0.1):
+        if isinstance(num_features, bool) or not isinstance(num_features, int | np.integer):
+            raise TypeError(f"num_features: expected a positive int, got {num_features!r}")
+        if num_features < 1:
+            raise ValueError(f"num_features: expected a positive int, got {num_features!r}")
+        self.eps = check_eps(eps)
+        momentum = check_eps(momentum, "momentum")
+        if momentum > 1:
+            raise ValueError(f"momentum: expected a number in [0, 1], got {momentum!r}")
+        self.num_features = int(num_features)
+        self.momentum = momentum
+        self.running_mean = np.zeros(self.num_features)
+        self.running_var = np.ones(self.num_features)
+        self.gamma = np.ones(self.num_features)
+        self.beta = np.zeros(self.num_features)
+        self.training = True
+
+    def train(self) -> BatchNorm:
+        self.training = True
+        return self
+
+    def eval(self) -> BatchNorm:
+        self.training = False
+        return self
+
+    def __call__(self, x) -> np.ndarray:
+        arr = as_real_array(x, "x", min_ndim=2)
+        if arr.ndim > 3 or arr.shape[-1] != self.num_features:
+            raise ValueError(
+                f"x: expected shape (N, {self.num_features}) or (N, T, {self.num_features}), got {arr.shape}"
+            )
+        batch_axes = tuple(range(arr.ndim - 1))
+        check_nonempty(arr, batch_axes)
+        gamma, beta = self.gamma.astype(arr.dtype), self.beta.astype(arr.dtype)
+        if not self.training:
+            with np.errstate(all="ignore"):
+                xhat = (arr - self.running_mean) / np.sqrt(self.running_var + self.eps)
+            return _affine(xhat, arr.dtype, gamma, beta)
+        _check_batch_size(arr, batch_axes)
+        m = moments(arr, batch_axes)
+        n = int(np.prod([arr.shape[a] for a in batch_axes]))
+        batch_mean = (m.scale * m.mean).reshape(-1)
+        batch_var = (m.scale * m.scale * m.var).reshape(-1)
+        self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * batch_mean
+        self.running_var = (1 - self.momentum) * self.running_var + self.momentum * batch_var * n / (n - 1)
+        return _affine(m.xhat(arr, self.eps), arr.dtype, gamma, beta)
+
+    def __repr__(self) -> str:
+        mode = "train" if self.training else "eval"
+        return f"BatchNorm({self.num_features}, eps={self.eps:g}, momentum={self.momentum:g}, mode={mode})"
+
+
+def rms_norm(x, gamma=None, *, eps: float = 1e-6, axis=-1) -> np.ndarray:
+    """RMSNorm: x / √(mean(x²) + ε) ⊙ γ — no centering, no β (Zhang & Sennrich, 2019)."""
+    eps = check_eps(eps)
+    arr = as_real_array(x, "x")
+    axes = normalized_axes(axis, arr.ndim)
+    check_nonempty(arr, axes)
+    g = param_array(gamma, arr, axes, "gamma")
+    x64 = arr.astype(np.float64)
+    with np.errstate(all="ignore"):
+        peak = np.max(np.abs(x64), axis=axes, keepdims=True)
+        s = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)  # scale first: x² may overflow float64
+        xs = x64 / s
+        out = xs / np.sqrt(np.mean(xs * xs, axis=axes, keepdims=True) + eps / (s * s))
+    return _affine(out, arr.dtype, g, None)

@@ -1,0 +1,123 @@
+"""LayerNorm one stage at a time, over the last axis: mean → center → variance → std → normalize → affine.
+
+Statistics drop the last axis: (..., d) → (...). `layer_norm_steps` keeps every intermediate for the tables.
+Introduced in notebook 03.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import as_real_array, check_eps, check_nonempty, param_array, result_dtype
+from ._stats import moments, to_dtype
+
+def _prepare(x, name="x"):
+    arr = as_real_array(x, name)
+    axes = (arr.ndim - 1,)
+    check_nonempty(arr, axes, name)
+    return arr, axes
+
+
+def mean(x) -> np.ndarray:
+    """μ: the average of each row (last axis)."""
+    arr, axes = _prepare(x)
+    m = moments(arr, axes)
+    return to_dtype((m.scale * m.mean)[..., 0], arr.dtype)
+
+
+def center(x) -> np.ndarray:
+    """x − μ: each row shifted so that it averages 0 (same shape as x)."""
+    arr, axes = _prepare(x)
+    m = moments(arr, axes)
+    with np.errstate(all="ignore"):
+        return to_dtype(m.scale * (arr.astype(np.float64) / m.scale - m.mean), arr.dtype)
+
+
+def variance(x) -> np.ndarray:
+    """σ²: the mean squared deviation of each row, divided by d (the biased variance LayerNorm uses)."""
+    arr, axes = _prepare(x)
+    m = moments(arr, axes)
+    with np.errstate(over="ignore"):
+        return to_dtype((m.scale * m.scale * m.var)[..., 0], arr.dtype)
+
+
+def std(x) -> np.ndarray:
+    """σ = √σ² (without ε)."""
+    arr, axes = _prepare(x)
+    m = moments(arr, axes)
+    return to_dtype((m.scale * np.sqrt(m.var))[..., 0], arr.dtype)
+
+
+def normalize(x, eps: float = 1e-5) -> np.ndarray:
+    """x̂ = (x − μ) / √(σ² + ε), row by row."""
+    eps = check_eps(eps)
+    arr, axes = _prepare(x)
+    return to_dtype(moments(arr, axes).xhat(arr, eps), arr.dtype)
+
+
+def affine(x_hat, gamma=None, beta=None) -> np.ndarray:
+    """y = γ ⊙ x̂ + β, with γ and β of length d (None means γ = 1, β = 0)."""
+    arr, axes = _prepare(x_hat, "x_hat")
+    g = param_array(gamma, arr, axes, "gamma")
+    b = param_array(beta, arr, axes, "beta")
+    dtype = result_dtype(arr, g, b)
+    out = arr.astype(dtype)  # a copy: the input is never touched
+    if g is not None:
+        out = out * g
+    if b is not None:
+        out = out + b
+    return out.astype(dtype, copy=False)
+
+
+@dataclass(frozen=True)
+class LayerNormSteps:
+    """Every intermediate of LayerNorm on the last axis; statistics have shape x.shape[:-1]."""
+
+    x: np.ndarray
+    eps: float
+    mean: np.ndarray
+    centered: np.ndarray
+    variance: np.ndarray
+    std: np.ndarray
+    std_eps: np.ndarray
+    normalized: np.ndarray
+    gamma: np.ndarray
+    beta: np.ndarray
+    output: np.ndarray
+
+
+def layer_norm_steps(x, gamma=None, beta=None, eps: float = 1e-5) -> LayerNormSteps:
+    """Run LayerNorm on the last axis and keep every stage (x, μ, x − μ, σ², σ, √(σ²+ε), x̂, γ, β, y)."""
+    eps = check_eps(eps)
+    arr, axes = _prepare(x)
+    g = param_array(gamma, arr, axes, "gamma")
+    b = param_array(beta, arr, axes, "beta")
+    d = arr.shape[-1]
+    dtype = arr.dtype
+    g = np.ones(d, dtype) if g is None else g.reshape(d)
+    b = np.zeros(d, dtype) if b is None else b.reshape(d)
+    out_dtype = result_dtype(arr, g, b)
+    m = moments(arr, axes)
+    x64 = arr.astype(np.float64)
+    with np.errstate(all="ignore"):
+        centered = m.scale * (x64 / m.scale - m.mean)
+        var = m.scale * m.scale * m.var
+        std_eps = m.scale * np.sqrt(m.var + eps / m.scale / m.scale)
+        normalized = m.xhat(x64, eps)
+    normalized = to_dtype(normalized, dtype)
+    output = (normalized * g + b).astype(out_dtype, copy=False)
+    return LayerNormSteps(
+        x=arr.copy(),
+        eps=eps,
+        mean=to_dtype((m.scale * m.mean)[..., 0], dtype),
+        centered=to_dtype(centered, dtype),
+        variance=to_dtype(var[..., 0], dtype),
+        std=to_dtype((m.scale * np.sqrt(m.var))[..., 0], dtype),
+        std_eps=to_dtype(std_eps[..., 0], dtype),
+        normalized=normalized,
+        gamma=np.array(g, copy=True),
+        beta=np.array(b, copy=True),
+        output=output,
+    )

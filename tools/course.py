@@ -1,0 +1,52 @@
+"""The course plan: one entry per notebook, in order. tools/nav.py builds headers, footers and the map from it.
+
+A notebook listed here but not yet in notebooks/ is shown as 即将推出 in the map.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SERIES_TITLE = "LayerNorm 手算"
+# The GitHub repository that hosts the course, as "owner/name"; used for Binder links.
+# Change it with `python tools/nav.py --repo owner/name` after you fork or publish the course.
+REPOSITORY = "OWNER/REPO"
+LICENSE_NOTE = "课程文字与图表采用 [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/deed.zh-hans) 许可，代码采用 MIT 许可。"
+
+
+@dataclass(frozen=True)
+class Lesson:
+    stem: str  # file name without .ipynb
+    title: str
+    summary: str  # one line for the course map and the README
+    goals: tuple[str, ...] = ()
+
+    @property
+    def number(self) -> int:
+        return int(self.stem[:2])
+
+
+LESSONS = (
+    Lesson("00-index", "课程地图与使用说明", "整个课程的地图、怎么运行、怎么做练习。"),
+    Lesson("01-residual-and-token-matrix", "残差相加与 token 矩阵",
+           "从 attention 输出加残差得到 [2, 4, 6, 8]，认识 我 / 吃 / 苹果 这张 3×4 的表。",
+           ("残差连接把 attention 的输出和输入逐位相加", "我 / 吃 / 苹果 矩阵每一行、每一列代表什么",
+            "为什么「吃」比「苹果」大 10 倍是个问题")),
+    Lesson("02-which-axis", "按哪一维统计", "LayerNorm 按行统计：每个 token 自己的 μ 和 σ；对比按列和全表。",
+           ("LayerNorm 的统计量按行（每个 token）计算", "按列、全表统计会得到什么不同的数",
+            "归一化前后形状都是 (3, 4)")),
+    Lesson("03-one-row-by-hand", "手算一行", "苹果：μ = 5 → x − μ → σ² = 5 → σ ≈ 2.236 → x̂ ≈ [−1.342, −0.447, 0.447, 1.342]。",
+           ("均值、中心化、方差、标准差、归一化每一步在做什么", "吃 和 苹果 为什么得到同一个 x̂",
+            "用交互小工具输入任意向量，观察每一步")),
+    Lesson("04-epsilon", "ε 的作用", "常数行的 0/0、σ²/(σ²+ε)、ε 放在根号里还是外面、÷d 还是 ÷(d−1)。"),
+    Lesson("05-kept-and-lost", "保留了什么，丢掉了什么", "整体尺度和偏移被丢掉，维度之间的高低模式被保留。"),
+    Lesson("06-gamma-and-beta", "γ 与 β", "可学习的逐维缩放和平移：每个模块一套，所有 token 共用。"),
+    Lesson("07-full-formula", "完整公式", "y = γ ⊙ (x − μ)/√(σ² + ε) + β：矩阵、批量张量和多个维度。"),
+    Lesson("08-layernorm-vs-batchnorm", "LayerNorm 与 BatchNorm", "按行还是按列、批量依赖、训练与推理、padding。"),
+    Lesson("09-add-and-norm", "Add & Norm：Post-LN 与 Pre-LN", "LayerNorm 在 Transformer 里的位置与深层训练。"),
+    Lesson("10-attention-softmax", "注意力与 softmax", "QKᵀ/√d、softmax 饱和与 QK-norm。"),
+    Lesson("11-variants", "变体：RMSNorm 等", "RMSNorm、DeepNorm、PowerNorm 与 SwitchableNorm。"),
+    Lesson("12-backward", "反向传播", "手推 LayerNorm 的梯度并用数值梯度检验。"),
+    Lesson("13-numerics-and-speed", "数值稳定与速度", "一遍法方差的灾难性抵消、Welford、float16 与速度。"),
+    Lesson("14-review-and-quiz", "复习与测验", "全课地图、综合练习与常见错误。"),
+)
