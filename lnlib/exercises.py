@@ -35,7 +35,24 @@ _NB03 = {
         [1.342, 0.447, -0.447, -1.342], "我 的 μ = 5、σ = √5 ≈ 2.236：(x − 5) / 2.236，结果保留三位小数即可。"),
 }
 
-EXERCISES: dict[str, Exercise] = {**_NB01, **_NB02, **_NB03}
+_NB04: dict[str, Exercise] = {}  # exercises of notebook 04
+_NB05: dict[str, Exercise] = {}  # exercises of notebook 05
+_NB06: dict[str, Exercise] = {}  # exercises of notebook 06
+_NB07: dict[str, Exercise] = {}  # exercises of notebook 07
+_NB08: dict[str, Exercise] = {}  # exercises of notebook 08
+_NB09: dict[str, Exercise] = {}  # exercises of notebook 09
+_NB10: dict[str, Exercise] = {}  # exercises of notebook 10
+_NB11: dict[str, Exercise] = {}  # exercises of notebook 11
+_NB12: dict[str, Exercise] = {}  # exercises of notebook 12
+_NB13: dict[str, Exercise] = {}  # exercises of notebook 13
+_NB14: dict[str, Exercise] = {}  # exercises of notebook 14
+
+EXERCISES: dict[str, Exercise] = {
+    key: exercise
+    for name, table in sorted(globals().items())
+    if name.startswith("_NB")
+    for key, exercise in table.items()
+}
 
 
 def check(name: str, answer) -> bool:
