@@ -1,0 +1,112 @@
+"""Tables and plots: deterministic HTML, the right numbers in the right rows, Chinese glyphs without warnings."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import matplotlib
+import numpy as np
+import pytest
+from matplotlib import font_manager
+
+import lnlib
+from lnlib import plots, tables
+
+
+def cells(html: str) -> list[str]:
+    return re.findall(r"<td [^>]*>([^<]*)</td>", html)
+
+
+def test_stage_table_rows_and_numbers():
+    t = tables.stage_table(lnlib.layer_norm_steps([2, 4, 6, 8], eps=0))
+    f = t.frame
+    assert list(f.index) == ["输入 x", "均值 μ", "中心化 x − μ", "方差 σ²", "标准差 σ", "√(σ² + ε)", "归一化 x̂",
+                             "输出 y = γ ⊙ x̂ + β"]
+    assert f.loc["均值 μ", tables.SCALAR_COLUMN] == 5
+    assert f.loc["方差 σ²", tables.SCALAR_COLUMN] == 5
+    assert f.loc["中心化 x − μ"].iloc[:4].tolist() == [-3, -1, 1, 3]
+    html = t.to_html()
+    for number in ("5.000", "2.236", "-1.342", "-0.447", "0.447", "1.342", "-3.000"):
+        assert number in cells(html), number
+    assert "2.236" in repr(t) and "0x" not in repr(t)
+
+
+def test_stage_table_with_affine_rows():
+    t = tables.stage_table(lnlib.layer_norm_steps([2, 4, 6, 8], gamma=[2, 1, 1, 1], beta=[0.5, 0, 0, 0]), affine=True)
+    assert "缩放 γ" in t.frame.index and "平移 β" in t.frame.index
+    assert "-2.183" in cells(t.to_html())
+
+
+def test_html_is_deterministic_and_distinct_per_table():
+    a1 = tables.token_table(lnlib.TOKEN_MATRIX).to_html()
+    a2 = tables.token_table(lnlib.TOKEN_MATRIX.copy()).to_html()
+    b = tables.token_table(lnlib.TOKEN_MATRIX * 2).to_html()
+    assert a1 == a2
+    assert re.search(r'id="(T_\w+)"', a1).group(1) != re.search(r'id="(T_\w+)"', b).group(1)
+
+
+def test_token_table_labels_rows_by_token():
+    f = tables.token_table(lnlib.TOKEN_MATRIX).frame
+    assert list(f.index) == ["我", "吃", "苹果"] and list(f.columns) == ["第 1 维", "第 2 维", "第 3 维", "第 4 维"]
+    with pytest.raises(ValueError, match="matrix"):
+        tables.token_table(np.ones((2, 4)))
+
+
+@pytest.mark.parametrize(("mode", "mu", "sigma"), [
+    ("row", [5, 50, 5], [np.sqrt(5), np.sqrt(500), np.sqrt(5)]),
+    ("column", [10, 50 / 3, 70 / 3, 30], None),
+    ("all", [np.mean(lnlib.TOKEN_MATRIX)], [np.std(lnlib.TOKEN_MATRIX)]),
+])
+def test_axis_stats_table(mode, mu, sigma):
+    f = tables.axis_stats_table(lnlib.TOKEN_MATRIX, mode).frame
+    np.testing.assert_allclose(f["μ"], mu)
+    np.testing.assert_allclose(f["σ"], sigma if sigma is not None else np.std(lnlib.TOKEN_MATRIX, axis=0))
+
+
+def test_vectors_table_rejects_ragged_rows():
+    with pytest.raises(ValueError, match="rows"):
+        tables.vectors_table({"a": [1, 2], "b": [1, 2, 3]})
+
+
+def test_use_cjk_font_picks_an_installed_font_from_the_list():
+    name = plots.use_cjk_font()
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    if name is None:
+        pytest.skip("no CJK font installed on this machine (install fonts-noto-cjk)")
+    assert name in plots.CJK_FONTS and name in installed
+    assert matplotlib.rcParams["font.sans-serif"][0] == name
+    # every earlier-preferred font is really missing, so the choice follows the documented order
+    assert not installed & set(plots.CJK_FONTS[: plots.CJK_FONTS.index(name)])
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8])),
+    lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8], gamma=[2, 1, 1, 1]), affine=True),
+    lambda: plots.token_bars(lnlib.TOKEN_MATRIX, title="三个 token"),
+    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "row", 2),
+    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "column", 0),
+    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "all"),
+], ids=["stages", "stages-affine", "tokens", "heat-row", "heat-col", "heat-all"])
+def test_figures_render_chinese_without_missing_glyphs(draw, caplog):
+    if plots.use_cjk_font() is None:
+        pytest.skip("no CJK font installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph … missing from font(s)" is a UserWarning
+        png = plots.to_png(draw())
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    assert "findfont" not in caplog.text
+
+
+def test_heatmap_title_reports_the_statistic_of_the_framed_cells():
+    fig = plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "column", 0)
+    title = fig.axes[0].get_title()
+    assert "3 个数" in title and "= 10" in title
+    with pytest.raises(ValueError, match="index"):
+        plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "row", 3)
+    with pytest.raises(ValueError, match="mode"):
+        plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "diagonal")
+
+
+def test_number_format_drops_trailing_zeros():
+    assert [plots.number(v) for v in (8.0, -1.3416, 0.4472, -0.0001, 2.5)] == ["8", "-1.342", "0.447", "0", "2.5"]
