@@ -6,7 +6,7 @@ lnlib computes every stage of LayerNorm; `lnlib.tables` and `lnlib.plots` render
 
 from .data import TOKEN_MATRIX, TOKENS
 from .exercises import check
-from .grad import layer_norm_backward, numerical_gradient
+from .grad import layer_norm_backward, layer_norm_jacobian, numerical_gradient
 from .norms import BatchNorm, batch_norm, layer_norm, rms_norm, standardize
 from .stages import LayerNormSteps, affine, center, layer_norm_steps, mean, normalize, std, variance
 
@@ -28,6 +28,7 @@ __all__ = [
     "rms_norm",
     "layer_norm_backward",
     "numerical_gradient",
+    "layer_norm_jacobian",
     "check",
 ]
 

@@ -15,10 +15,13 @@ def as_real_array(value, name: str, *, min_ndim: int = 1) -> np.ndarray:
         raise TypeError(f"{name}: expected an array of real numbers, got None")
     if isinstance(value, str | bytes):
         raise TypeError(f"{name}: expected an array of real numbers, got a string {value!r:.40}")
+    if isinstance(value, np.ma.MaskedArray):  # np.asarray would silently drop the mask
+        raise TypeError(f"{name}: expected a plain array, got a masked array; fill or drop the masked values first")
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as err:  # ragged nested lists
-        raise ValueError(f"{name}: expected a rectangular array of real numbers, got {_describe(value)} ({err})") from None
+        got = _describe(value)
+        raise ValueError(f"{name}: expected a rectangular array of real numbers, got {got} ({err})") from None
     kind = arr.dtype.kind
     if kind in "US":
         raise TypeError(f"{name}: expected real numbers, got text ({arr.dtype})")

@@ -22,21 +22,36 @@ class Moments(NamedTuple):
     scale: np.ndarray
     mean: np.ndarray
     var: np.ndarray
+    shift: np.ndarray | float = 0.0  # mean(x/scale − mean): the part of the mean that float64 `mean` cannot hold
+
+    def centered(self, x64: np.ndarray) -> np.ndarray:
+        """x/scale − μ/scale, as (x/scale − mean) − shift: exact even when μ is not a float64 number."""
+        with np.errstate(all="ignore"):
+            if np.all(self.scale == 1):
+                return (x64 - self.mean) - self.shift
+            return (x64 / self.scale - self.mean) - self.shift
 
     def xhat(self, x64: np.ndarray, eps: float) -> np.ndarray:
         """(x − μ) / √(σ² + ε), written in the scaled quantities so it stays finite."""
         with np.errstate(all="ignore"):
             if np.all(self.scale == 1):
-                return (x64 - self.mean) / np.sqrt(self.var + eps)
-            return (x64 / self.scale - self.mean) / np.sqrt(self.var + eps / self.scale / self.scale)
+                return self.centered(x64) / np.sqrt(self.var + eps)
+            return self.centered(x64) / np.sqrt(self.var + eps / self.scale / self.scale)
 
 
 def moments(x: np.ndarray, axes: tuple[int, ...]) -> Moments:
-    """Two-pass mean and biased (÷n) variance of x over `axes`, computed in float64. Never E[x²] − E[x]²."""
+    """Two-pass mean and biased (÷n) variance of x over `axes`, computed in float64. Never E[x²] − E[x]².
+
+    The second pass also averages the deviations (the "corrected two-pass" algorithm): for float64 input such as
+    [1, 1 + 2⁻⁵², 1 + 2⁻⁵²] the rounded mean is off by a whole spacing of the data, and that residual `shift`
+    is removed from every deviation.
+    """
     x64 = np.asarray(x, dtype=np.float64)
     with np.errstate(all="ignore"):
         mean = x64.mean(axis=axes, keepdims=True)
         dev = x64 - mean
+        shift = dev.mean(axis=axes, keepdims=True)
+        dev = dev - shift
         var = np.mean(dev * dev, axis=axes, keepdims=True)
         suspect = ~np.isfinite(var)
         small = var < _SMALL_VARIANCE
@@ -52,11 +67,14 @@ def moments(x: np.ndarray, axes: tuple[int, ...]) -> Moments:
                 xs = x64 / s
                 mean_s = xs.mean(axis=axes, keepdims=True)
                 dev_s = xs - mean_s
+                shift_s = dev_s.mean(axis=axes, keepdims=True)
+                dev_s = dev_s - shift_s
                 var_s = np.mean(dev_s * dev_s, axis=axes, keepdims=True)
                 mean = np.where(redo, mean_s, mean)
+                shift = np.where(redo, shift_s, shift)
                 var = np.where(redo, var_s, var)
                 scale = s
-    return Moments(scale, mean, var)
+    return Moments(scale, mean, var, shift)
 
 
 def to_dtype(values: np.ndarray, dtype) -> np.ndarray:

@@ -35,16 +35,51 @@ _NB03 = {
         [1.342, 0.447, -0.447, -1.342], "我 的 μ = 5、σ = √5 ≈ 2.236：(x − 5) / 2.236，结果保留三位小数即可。"),
 }
 
-_NB04: dict[str, Exercise] = {}  # exercises of notebook 04
-_NB05: dict[str, Exercise] = {}  # exercises of notebook 05
-_NB06: dict[str, Exercise] = {}  # exercises of notebook 06
+_NB04: dict[str, Exercise] = {  # exercises of notebook 04
+    "04.constant_row": Exercise(
+        [0, 0, 0, 0], "常数行减去均值后全是 0，分子是 0；有 ε 时分母是 √ε > 0，所以每一维都是 0。"),
+    "04.var_ratio": Exercise(
+        0.833, "苹果 的 σ² = 5；x̂ 的方差等于 σ² / (σ² + ε) = 5 / (5 + 1)。"),
+    "04.unbiased_std": Exercise(
+        25.820, "吃 减均值后是 [-30, -10, 10, 30]，平方和是 2000；÷ (d − 1) = 3 以后再开根号。", atol=2e-3),
+}
+_NB05: dict[str, Exercise] = {  # exercises of notebook 05
+    "05.swap_shift": Exercise(
+        [-1.342, 0.447, -0.447, 1.342], "[102, 106, 104, 108] 就是交换后的 [2, 6, 4, 8] 整体加 100：平移会被丢掉。"),
+    "05.negative_scale": Exercise(
+        [1.342, 0.447, -0.447, -1.342], "乘 −1 时 μ 和 x − μ 都变号，σ 不变：x̂ 整体变号，高低顺序倒过来。"),
+    "05.invariant_count": Exercise(4, "数一数表 1 里 LayerNorm 那一行有几个 ✓。"),
+}
+_NB06: dict[str, Exercise] = {  # exercises of notebook 06
+    "06.y_apple": Exercise(
+        [-1.671, -0.447, 0.447, 3.683], "苹果 的 x̂ ≈ [−1.342, −0.447, 0.447, 1.342]；逐维算 γᵢ·x̂ᵢ + βᵢ。"),
+    "06.mean_after": Exercise(
+        0.25, "γ 全是 1 时 y = x̂ + β；x̂ 的均值是 0，所以 y 的均值就是 β 的均值。"),
+    "06.param_count": Exercise(1024, "γ 和 β 各有 d 个数，所有 token 共用这一套。"),
+}
 _NB07: dict[str, Exercise] = {}  # exercises of notebook 07
-_NB08: dict[str, Exercise] = {}  # exercises of notebook 08
+_NB08: dict[str, Exercise] = {  # exercises of notebook 08
+    "08.bn_chi_dim1": Exercise(1.336, "第 1 维的 μ = (8 + 20 + 2) / 3 = 10，σ² = (4 + 100 + 64) / 3 = 56；(20 − 10) / √56。"),
+    "08.running_var": Exercise(1.1, "本批无偏方差 = ((2 − 3)² + (4 − 3)²) / (2 − 1) = 2；0.9 × 1 + 0.1 × 2。"),
+    "08.single_case": Exercise("layer", "哪一种只用每个样本自己的数来统计？"),
+}
 _NB09: dict[str, Exercise] = {}  # exercises of notebook 09
 _NB10: dict[str, Exercise] = {}  # exercises of notebook 10
 _NB11: dict[str, Exercise] = {}  # exercises of notebook 11
-_NB12: dict[str, Exercise] = {}  # exercises of notebook 12
-_NB13: dict[str, Exercise] = {}  # exercises of notebook 13
+_NB12: dict[str, Exercise] = {  # exercises of notebook 12
+    "12.dx_last": Exercise(
+        [0.089, -0.045, -0.179, 0.134],
+        "g = [0, 0, 0, 1]，mean(g) = 0.25，mean(g ⊙ x̂) = 0.75/√5；括号里是 [0.2, −0.1, −0.4, 0.3]，再除以 √5。"),
+    "12.dbeta": Exercise([4, 3, 1, 1], "dβ = Σ dy：把三行 dy 按列（同一维）加起来。"),
+    "12.sum_dx": Exercise(0, "整行加同一个常数，x̂ 不变，所以 dx 沿 [1, 1, …, 1] 方向的分量是多少？", atol=1e-9),
+    "12.scale": Exercise(0.25, "x 乘以 c，dx 变成原来的 1/c。"),
+}
+_NB13: dict[str, Exercise] = {  # exercises of notebook 13
+    "13.spacing": Exercise(0.0625, "间距按 2 的幂变化：10⁶ 在 2¹⁹ 和 2²⁰ 之间，间距是 2¹⁹⁻²³；试试 np.spacing(np.float32(1e6))。", atol=1e-6),
+    "13.var_true": Exercise(5, "方差不受整体平移影响：只看 [0, 2, 4, 6]，偏差是 [−3, −1, 1, 3]。"),
+    "13.float16_overflow": Exercise(256, "float16 最大是 65504；255² = 65025，256² = 65536。", atol=0),
+    "13.welford_m2": Exercise(200, "读完以后 m = 20，M2 = Σ(x − 20)² = 100 + 0 + 100。"),
+}
 _NB14: dict[str, Exercise] = {}  # exercises of notebook 14
 
 EXERCISES: dict[str, Exercise] = {
@@ -81,7 +116,7 @@ def _compare(exercise: Exercise, answer) -> tuple[bool, str]:
         return given == expected.lower(), f"你的答案是 {answer!r}。"
     try:
         got = np.asarray(answer, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int such as 10**400
         return False, f"需要数字或数字列表，你给的是 {answer!r:.60}。"
     want = np.asarray(expected, dtype=np.float64)
     if got.shape != want.shape:

@@ -36,15 +36,18 @@ def layer_norm_backward(dy, x, gamma=None, *, eps: float = 1e-5, axis=-1):
         dx = rstd * (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True))
     other = tuple(a for a in range(arr.ndim) if a not in axes)
     shape = tuple(arr.shape[a] for a in axes)
-    dgamma = (dy64 * xhat).sum(axis=other).reshape(shape)
-    dbeta = dy64.sum(axis=other).reshape(shape)
+    with np.errstate(all="ignore"):  # sums beyond float64 are inf; NaN stays where it came from
+        dgamma = (dy64 * xhat).sum(axis=other).reshape(shape)
+        dbeta = dy64.sum(axis=other).reshape(shape)
     return to_dtype(dx, dtype), to_dtype(dgamma, dtype), to_dtype(dbeta, dtype)
 
 
 def numerical_gradient(f, x, h: float = 1e-6) -> np.ndarray:
     """Central differences (f(x + h·e_i) − f(x − h·e_i)) / 2h of a scalar function f, element by element."""
+    if not callable(f):
+        raise TypeError(f"f: expected a function of x returning a number, got {type(f).__name__}")
     arr = as_real_array(x, "x").astype(np.float64)
-    if not (isinstance(h, int | float) and np.isfinite(h) and h > 0):
+    if isinstance(h, bool) or not (isinstance(h, int | float) and np.isfinite(h) and h > 0):
         raise ValueError(f"h: expected a finite step > 0, got {h!r}")
     grad = np.zeros_like(arr)
     flat, out = arr.reshape(-1), grad.reshape(-1)
@@ -57,3 +60,20 @@ def numerical_gradient(f, x, h: float = 1e-6) -> np.ndarray:
         flat[i] = old
         out[i] = (up - down) / (2 * h)
     return grad
+
+
+def layer_norm_jacobian(x, gamma=None, *, eps: float = 1e-5) -> np.ndarray:
+    """The d × d Jacobian ∂y_i/∂x_j of y = layer_norm(x, γ) for ONE vector x of length d (float64).
+
+    J = diag(γ) · (I − 11ᵀ/d − x̂x̂ᵀ/d) / √(σ² + ε): row i is the dx that dy = e_i produces.
+    Introduced in notebook 12 (the heatmap of J).
+    """
+    eps = check_eps(eps)
+    arr = as_real_array(x, "x")
+    if arr.ndim != 1:
+        raise ValueError(f"x: expected one vector (1-D), got shape {arr.shape}")
+    check_nonempty(arr, (0,))
+    g_param = param_array(gamma, arr, (0,), "gamma")
+    eye = np.eye(arr.size)
+    rows = [layer_norm_backward(eye[i], arr, g_param, eps=eps)[0] for i in range(arr.size)]
+    return np.asarray(rows, dtype=np.float64)

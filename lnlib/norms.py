@@ -14,10 +14,11 @@ from ._stats import moments, to_dtype
 
 def _affine(xhat64: np.ndarray, dtype, gamma, beta) -> np.ndarray:
     out = to_dtype(xhat64, dtype)
-    if gamma is not None:
-        out = out * gamma
-    if beta is not None:
-        out = out + beta
+    with np.errstate(over="ignore"):  # γ·x̂ + β beyond the float range is inf, silently (the honest value)
+        if gamma is not None:
+            out = out * gamma
+        if beta is not None:
+            out = out + beta
     return out.astype(result_dtype(out, gamma, beta), copy=False)
 
 
@@ -119,19 +120,28 @@ class BatchNorm:
             )
         batch_axes = tuple(range(arr.ndim - 1))
         check_nonempty(arr, batch_axes)
-        gamma, beta = self.gamma.astype(arr.dtype), self.beta.astype(arr.dtype)
+        gamma, beta = to_dtype(self._param("gamma"), arr.dtype), to_dtype(self._param("beta"), arr.dtype)
         if not self.training:
+            running_mean, running_var = self._param("running_mean"), self._param("running_var")
             with np.errstate(all="ignore"):
-                xhat = (arr - self.running_mean) / np.sqrt(self.running_var + self.eps)
+                xhat = (arr - running_mean) / np.sqrt(running_var + self.eps)
             return _affine(xhat, arr.dtype, gamma, beta)
         _check_batch_size(arr, batch_axes)
         m = moments(arr, batch_axes)
         n = int(np.prod([arr.shape[a] for a in batch_axes]))
-        batch_mean = (m.scale * m.mean).reshape(-1)
-        batch_var = (m.scale * m.scale * m.var).reshape(-1)
-        self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * batch_mean
-        self.running_var = (1 - self.momentum) * self.running_var + self.momentum * batch_var * n / (n - 1)
+        with np.errstate(over="ignore"):  # a variance beyond float64 (|x| ~ 1e308) is inf, silently
+            batch_mean = (m.scale * (m.mean + m.shift)).reshape(-1)
+            batch_var = (m.scale * m.scale * m.var).reshape(-1)
+            self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * batch_mean
+            self.running_var = (1 - self.momentum) * self.running_var + self.momentum * batch_var * n / (n - 1)
         return _affine(m.xhat(arr, self.eps), arr.dtype, gamma, beta)
+
+    def _param(self, name: str) -> np.ndarray:
+        """γ, β or a running statistic as currently set on the module (a learner may assign a list): checked."""
+        arr = as_real_array(getattr(self, name), name, min_ndim=0)
+        if arr.shape != (self.num_features,):
+            raise ValueError(f"{name}: expected shape ({self.num_features},), one value per feature, got {arr.shape}")
+        return arr
 
     def __repr__(self) -> str:
         mode = "train" if self.training else "eval"

@@ -13,6 +13,7 @@ import numpy as np
 from ._checks import as_real_array, check_eps, check_nonempty, param_array, result_dtype
 from ._stats import moments, to_dtype
 
+
 def _prepare(x, name="x"):
     arr = as_real_array(x, name)
     axes = (arr.ndim - 1,)
@@ -24,7 +25,7 @@ def mean(x) -> np.ndarray:
     """μ: the average of each row (last axis)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
-    return to_dtype((m.scale * m.mean)[..., 0], arr.dtype)
+    return to_dtype((m.scale * (m.mean + m.shift))[..., 0], arr.dtype)
 
 
 def center(x) -> np.ndarray:
@@ -32,7 +33,7 @@ def center(x) -> np.ndarray:
     arr, axes = _prepare(x)
     m = moments(arr, axes)
     with np.errstate(all="ignore"):
-        return to_dtype(m.scale * (arr.astype(np.float64) / m.scale - m.mean), arr.dtype)
+        return to_dtype(m.scale * m.centered(arr.astype(np.float64)), arr.dtype)
 
 
 def variance(x) -> np.ndarray:
@@ -64,10 +65,11 @@ def affine(x_hat, gamma=None, beta=None) -> np.ndarray:
     b = param_array(beta, arr, axes, "beta")
     dtype = result_dtype(arr, g, b)
     out = arr.astype(dtype)  # a copy: the input is never touched
-    if g is not None:
-        out = out * g
-    if b is not None:
-        out = out + b
+    with np.errstate(over="ignore"):  # beyond the float range is inf, silently (the honest value)
+        if g is not None:
+            out = out * g
+        if b is not None:
+            out = out + b
     return out.astype(dtype, copy=False)
 
 
@@ -102,16 +104,17 @@ def layer_norm_steps(x, gamma=None, beta=None, eps: float = 1e-5) -> LayerNormSt
     m = moments(arr, axes)
     x64 = arr.astype(np.float64)
     with np.errstate(all="ignore"):
-        centered = m.scale * (x64 / m.scale - m.mean)
+        centered = m.scale * m.centered(x64)
         var = m.scale * m.scale * m.var
         std_eps = m.scale * np.sqrt(m.var + eps / m.scale / m.scale)
         normalized = m.xhat(x64, eps)
     normalized = to_dtype(normalized, dtype)
-    output = (normalized * g + b).astype(out_dtype, copy=False)
+    with np.errstate(over="ignore"):
+        output = (normalized * g + b).astype(out_dtype, copy=False)
     return LayerNormSteps(
         x=arr.copy(),
         eps=eps,
-        mean=to_dtype((m.scale * m.mean)[..., 0], dtype),
+        mean=to_dtype((m.scale * (m.mean + m.shift))[..., 0], dtype),
         centered=to_dtype(centered, dtype),
         variance=to_dtype(var[..., 0], dtype),
         std=to_dtype((m.scale * np.sqrt(m.var))[..., 0], dtype),

@@ -146,3 +146,165 @@ def vectors_table(rows: dict, *, caption: str = "", index_name: str = "") -> Tab
     frame = pd.DataFrame(values, index=list(rows), columns=dim_labels(values[0].size))
     frame.index.name = index_name or None
     return Table(frame, caption)
+
+
+# --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
+
+
+def epsilon_summary(x, eps: float) -> Table:
+    """One vector's σ², ε and the variance of x̂, which equals σ² / (σ² + ε) (notebook 04)."""
+    from .stages import normalize
+
+    values = np.asarray(x, dtype=np.float64)
+    var = float(variance(values))
+    xhat_var = float(variance(normalize(values, eps=eps)))
+    ratio = var / (var + eps) if var + eps > 0 else float("nan")
+    frame = pd.DataFrame({"σ²": [var], "ε": [eps], "σ² / (σ² + ε)": [ratio], "x̂ 的方差": [xhat_var]},
+                         index=["这一行"])
+    return Table(frame, f"ε = {eps:.0e} 时 x̂ 的方差", precision=6)
+
+
+def eps_placement_table(rows: dict, eps: float = 1e-5) -> Table:
+    """Rows of shrinking spread: σ, √(σ² + ε) versus σ + ε, and x̂₁ computed either way (notebook 04)."""
+    from .pitfalls import normalize_std_plus_eps
+    from .stages import normalize
+
+    records = []
+    for row in rows.values():
+        v = np.asarray(row, dtype=np.float64)
+        s = float(std(v))
+        inside = float(normalize(v, eps=eps)[0])
+        outside = float(normalize_std_plus_eps(v, eps=eps)[0])
+        records.append({"σ": s, "√(σ² + ε)": float(np.sqrt(s * s + eps)), "σ + ε": s + eps,
+                        "x̂₁：ε 在根号里": inside, "x̂₁：ε 加在 σ 上": outside, "相差": abs(inside - outside)})
+    frame = pd.DataFrame(records, index=list(rows))
+    frame.index.name = "输入行"
+    return Table(frame, f"ε 放在哪里（ε = {eps:g}）", precision=4)
+
+
+def ddof_table(x, eps: float = 0.0) -> Table:
+    """÷ d (LayerNorm) versus ÷ (d − 1) (torch.std's default): σ², σ, x̂ and Var(x̂) (notebook 04)."""
+    from .pitfalls import normalize_unbiased, variance_unbiased
+    from .stages import normalize
+
+    values = np.asarray(x, dtype=np.float64)
+    d = values.shape[-1]
+    variants = {
+        f"÷ d = {d}（LayerNorm）": (float(variance(values)), normalize(values, eps=eps)),
+        f"÷ (d − 1) = {d - 1}（torch.std 默认）": (float(variance_unbiased(values)),
+                                              normalize_unbiased(values, eps=eps)),
+    }
+    records = {}
+    for label, (var, xhat) in variants.items():
+        rec = {"σ²": var, "σ": float(np.sqrt(var))}
+        rec.update({f"x̂ 第 {i + 1} 维": float(v) for i, v in enumerate(xhat)})
+        rec["x̂ 的方差（÷ d）"] = float(variance(xhat))
+        records[label] = rec
+    frame = pd.DataFrame.from_dict(records, orient="index")
+    frame.index.name = "方差的分母"
+    return Table(frame, f"x = {_vector_text(values)}：除以 d 还是 d − 1")
+
+
+def _vector_text(values) -> str:
+    from .plots import number
+
+    return "[" + ", ".join(number(float(v)) for v in np.asarray(values).reshape(-1)) + "]"
+
+
+def scale_shift_table(x, scale: float, shift: float, eps: float = 1e-5) -> Table:
+    """x, a·x + b and the x̂ of a·x + b, each with its μ and σ (notebook 05)."""
+    from .stages import normalize
+
+    values = np.asarray(x, dtype=np.float64)
+    moved = scale * values + shift
+    rows = {"原来的 x": values, f"变换后 {scale:.3g}·x + {shift:.3g}": moved,
+            "变换后的 x̂": normalize(moved, eps=eps)}
+    frame = pd.DataFrame([np.asarray(v) for v in rows.values()], index=list(rows),
+                         columns=dim_labels(values.size))
+    frame["μ"] = [float(mean(v)) for v in rows.values()]
+    frame["σ"] = [float(std(v)) for v in rows.values()]
+    return Table(frame, "缩放和平移：x 在动，x̂ 不动")
+
+
+def row_stats_table(matrix, tokens=TOKENS, *, caption: str = "", name: str = "y") -> Table:
+    """The mean and (÷ d) variance of each row of a matrix, one row per token (notebook 06)."""
+    values = np.asarray(matrix, dtype=np.float64)
+    return stats_table(list(tokens), {f"{name} 的均值": mean(values), f"{name} 的方差": variance(values)},
+                       caption=caption, index_name="token")
+
+
+def invariance_table(norms=("layer",), **kwargs) -> Table:
+    """Ba, Kiros & Hinton (2016) Table 1, computed: one ✓/✗ column (and the largest output change) per norm.
+
+    `norms` are keys of `lnlib.invariance.NORMS`; keyword arguments go to `lnlib.invariance.verdicts`.
+    A "论文" column per norm shows what the paper states, when `PAPER_TABLE1` has that norm (notebook 05).
+    """
+    from . import invariance
+
+    frame = pd.DataFrame(index=[t.label for t in invariance.TRANSFORMS])
+    frame.index.name = "变换"
+    frame["做法"] = [t.how for t in invariance.TRANSFORMS]
+    for norm in norms:
+        label = invariance.NORM_LABELS.get(norm, norm)
+        results = invariance.verdicts(norm, **kwargs)
+        frame[f"{label}：输出最大变化"] = [v.max_change for v in results]
+        frame[f"{label}：不变？"] = ["✓" if v.invariant else "✗" for v in results]
+        paper = invariance.PAPER_TABLE1.get(norm)
+        if paper is not None:
+            frame[f"{label}：论文"] = ["✓" if paper[t.key] else "✗" for t in invariance.TRANSFORMS]
+    return Table(frame, "Ba, Kiros & Hinton (2016) 表 1：用计算重现", precision=3)
+
+
+# --- notebook 13: numerics ---------------------------------------------------------------------------
+
+
+class _NanTable(Table):
+    """A Table that spells NaN out (here a NaN is a result to see, not an empty cell)."""
+
+    def to_html(self) -> str:
+        styler = self.frame.style.format(precision=self.precision, na_rep="NaN")
+        styler = styler.set_table_styles(_CSS).set_uuid(self._uuid()).set_caption(self.caption)
+        return styler.to_html()
+
+    def to_text(self) -> str:
+        body = self.frame.to_string(float_format=lambda v: f"{v:.{self.precision}f}", na_rep="NaN")
+        return f"{self.caption}\n{body}"
+
+
+VARIANCE_METHODS = {
+    "one_pass": "一遍法 E[x²] − E[x]²",
+    "two_pass": "两遍法 E[(x − μ)²]",
+    "welford": "Welford 一遍更新",
+    "lnlib": "lnlib（float64 累加）",
+}
+
+
+def variance_table(offset: float = 1e4, dtype: str = "float32", base=(0.0, 1.0, 2.0, 3.0)) -> Table:
+    """σ² and x̂ of offset + base computed four ways in `dtype` (notebook 13's explorer and its static cell).
+
+    The true σ² of [0, 1, 2, 3] is 1.25 whatever the offset; x̂ uses the method's σ² and ε = 1e-5.
+    """
+    from .numerics import DTYPES, normalize_with_variance, one_pass_variance, two_pass_variance, welford
+    from .stages import layer_norm_steps
+
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
+    t = DTYPES[dtype]
+    with np.errstate(over="ignore"):
+        x = (float(offset) + np.asarray(base, dtype=np.float64)).astype(t)
+    steps = layer_norm_steps(x, eps=1e-5)
+    variances = {
+        "one_pass": one_pass_variance(x, t),
+        "two_pass": two_pass_variance(x, t),
+        "welford": welford(x, t)[1],
+        "lnlib": steps.variance,
+    }
+    rows, index = [], []
+    for key, var in variances.items():
+        xhat = steps.normalized if key == "lnlib" else normalize_with_variance(x, var, 1e-5, t)
+        rows.append([float(var), *np.asarray(xhat, dtype=np.float64)])
+        index.append(VARIANCE_METHODS[key])
+    frame = pd.DataFrame(rows, index=index, columns=["σ²", *[f"x̂ 第 {i + 1} 维" for i in range(len(base))]])
+    frame.index.name = "算法"
+    caption = f"x = {float(offset):g} + {list(base)}，用 {dtype} 计算（真实 σ² = 1.25）"
+    return _NanTable(frame, caption)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 
 import ipywidgets as widgets
 import numpy as np
@@ -18,7 +17,10 @@ from .data import TOKEN_MATRIX, TOKENS
 from .stages import layer_norm_steps
 
 MAX_VALUES = 64
-_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII digits only
+# Full-width ＡＳＣＩＩ forms (２，４．５) and the ideographic space become ASCII; nothing else is "normalized", so
+# look-alikes such as ² (superscript), ½ or other scripts' digits are rejected instead of silently misread.
+_FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: " ", ord("、"): ",", ord("−"): "-"}
 _PAIRS = {"[": "]", "(": ")", "{": "}"}
 
 
@@ -29,26 +31,26 @@ def parse_vector(text: str) -> np.ndarray:
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    s = unicodedata.normalize("NFKC", text).replace("、", ",").replace("−", "-").strip()
+    s = text.translate(_FULLWIDTH).strip()
     if s[:1] in _PAIRS:
         if not s.endswith(_PAIRS[s[0]]):
             raise ValueError("括号不配对：开头和结尾的括号要成对出现。")
         s = s[1:-1].strip()
     if any(c in s for c in "[](){}"):
         raise ValueError("括号不配对，或者多了括号：只需要输入用逗号或空格隔开的数字。")
-    s = s.replace(";", ",")
-    if not s:
-        raise ValueError("请输入至少一个数，例如 2, 4, 6, 8。")
-    s = re.sub(r"\s*,\s*", ",", s).rstrip(",")  # a trailing comma while typing is fine
-    if s.startswith(","):
-        raise ValueError("开头多了一个逗号。")
+    s = re.sub(r"\s*,\s*", ",", s.replace(";", ","))
     if ",," in s:
         raise ValueError("两个逗号之间缺少数字。")
+    s = s.removesuffix(",")  # one trailing comma while typing is fine
+    if not s:
+        raise ValueError("请输入至少一个数，例如 2, 4, 6, 8。")
+    if s.startswith(","):
+        raise ValueError("开头多了一个逗号。")
     parts = [p for p in re.split(r"[,\s]+", s) if p]
     for p in parts:
         if p.lower().lstrip("+-") in ("nan", "inf", "infinity"):
             raise ValueError("不接受 nan 或 inf：请输入普通的有限数字。")
-        if not _NUMBER.match(p):
+        if not _NUMBER.fullmatch(p):
             raise ValueError(f"“{p[:20]}” 不是数字：请只输入数字，用逗号或空格隔开。")
     if len(parts) > MAX_VALUES:
         raise ValueError(f"最多输入 {MAX_VALUES} 个数，你输入了 {len(parts)} 个。")
@@ -146,3 +148,270 @@ class AxisExplorer(Explorer):
         self.summary.value = tables.axis_stats_table(self.matrix, self.mode.value, self.tokens).to_html()
         self.plot.value = plots.to_png(plots.highlight_heatmap(self.matrix, self.mode.value, self.index.value,
                                                                self.tokens))
+
+
+# --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
+
+
+class EpsilonExplorer(Explorer):
+    """Move ε on a log scale (1e-8 … 1) over a nearly constant row and watch x̂ shrink (notebook 04)."""
+
+    def __init__(self, text: str = "3, 3.002, 2.998, 3", eps: float = 1e-5):
+        self.text = widgets.Text(value=text, description="向量 x：", continuous_update=True,
+                                 layout=widgets.Layout(width="420px"))
+        self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=0.25, description="ε：",
+                                          readout_format=".0e", continuous_update=True,
+                                          layout=widgets.Layout(width="420px"))
+        self.message = widgets.HTML()
+        self.summary = widgets.HTML()
+        self.table = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        self.values = parse_vector(text)
+        self.text.observe(self.on_text, names="value")
+        self.eps.observe(self.on_eps, names="value")
+        self.box = widgets.VBox([self.text, self.eps, self.message, self.summary, self.table, self.plot])
+        self.render()
+
+    def on_text(self, change) -> None:
+        try:
+            self.values = parse_vector(change["new"])
+        except ValueError as err:
+            self.message.value = error_html(str(err))
+            return
+        self.render()
+
+    def on_eps(self, change) -> None:
+        self.render()
+
+    def render(self) -> None:
+        eps = float(self.eps.value)
+        self.message.value = ""
+        self.summary.value = tables.epsilon_summary(self.values, eps).to_html()
+        self.table.value = tables.stage_table(layer_norm_steps(self.values, eps=eps)).to_html()
+        self.plot.value = plots.to_png(plots.epsilon_plot(self.values, eps))
+
+
+class ScaleShiftExplorer(Explorer):
+    """Scale a row by a and shift it by b: a·x + b moves, its x̂ stays the same (notebook 05)."""
+
+    def __init__(self, text: str = "2, 4, 6, 8", scale: float = 1.0, shift: float = 0.0, eps: float = 1e-5):
+        self.text = widgets.Text(value=text, description="向量 x：", continuous_update=True,
+                                 layout=widgets.Layout(width="420px"))
+        self.scale = widgets.FloatLogSlider(value=scale, base=10, min=-1, max=1, step=0.05,
+                                            description="缩放 a：",
+                                            readout_format=".3g", continuous_update=True,
+                                            layout=widgets.Layout(width="420px"))
+        self.shift = widgets.FloatSlider(value=shift, min=-50, max=50, step=1, description="平移 b：",
+                                         continuous_update=True, layout=widgets.Layout(width="420px"))
+        self.eps = eps
+        self.message = widgets.HTML()
+        self.table = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        self.values = parse_vector(text)
+        self.text.observe(self.on_text, names="value")
+        self.scale.observe(self.on_slider, names="value")
+        self.shift.observe(self.on_slider, names="value")
+        self.box = widgets.VBox([self.text, self.scale, self.shift, self.message, self.table, self.plot])
+        self.render()
+
+    def on_text(self, change) -> None:
+        try:
+            self.values = parse_vector(change["new"])
+        except ValueError as err:
+            self.message.value = error_html(str(err))
+            return
+        self.render()
+
+    def on_slider(self, change) -> None:
+        self.render()
+
+    def _ylim(self) -> tuple[float, float]:
+        """A fixed axis for a·x + b that fits every slider position, so the bars visibly move."""
+        top = 10.0 ** self.scale.max
+        reach = top * float(np.max(np.abs(self.values))) + max(abs(self.shift.min), abs(self.shift.max))
+        return -1.05 * reach, 1.05 * reach
+
+    def render(self) -> None:
+        a, b = float(self.scale.value), float(self.shift.value)
+        self.message.value = ""
+        self.table.value = tables.scale_shift_table(self.values, a, b, eps=self.eps).to_html()
+        fig = plots.scale_shift_bars(self.values, a, b, eps=self.eps, ylim=self._ylim())
+        self.plot.value = plots.to_png(fig)
+
+
+class GammaBetaExplorer(Explorer):
+    """Four γ and four β sliders applied to the whole token matrix: the table and the heatmap of y follow
+    (notebook 06). γ and β are per dimension and shared by every token."""
+
+    def __init__(self, matrix=TOKEN_MATRIX, tokens=TOKENS, eps: float = 1e-5):
+        self.matrix = np.asarray(matrix, dtype=np.float64)
+        self.tokens = tuple(tokens)
+        self.eps = eps
+        d = self.matrix.shape[1]
+        labels = tables.dim_labels(d)
+        self.gammas = [widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.1, description=f"γ {label}：",
+                                           continuous_update=True) for label in labels]
+        self.betas = [widgets.FloatSlider(value=0.0, min=-3, max=3, step=0.1, description=f"β {label}：",
+                                          continuous_update=True) for label in labels]
+        for slider in self.gammas + self.betas:
+            slider.style.description_width = "80px"
+            slider.observe(self.on_slider, names="value")
+        self.table = widgets.HTML()
+        self.stats = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        controls = widgets.HBox([widgets.VBox(self.gammas), widgets.VBox(self.betas)])
+        self.box = widgets.VBox([controls, self.table, self.stats, self.plot])
+        self.render()
+
+    @property
+    def gamma(self) -> np.ndarray:
+        return np.array([s.value for s in self.gammas], dtype=np.float64)
+
+    @property
+    def beta(self) -> np.ndarray:
+        return np.array([s.value for s in self.betas], dtype=np.float64)
+
+    def on_slider(self, change) -> None:
+        self.render()
+
+    def render(self) -> None:
+        y = layer_norm_steps(self.matrix, self.gamma, self.beta, eps=self.eps).output
+        caption = "输出 y = γ ⊙ x̂ + β（每个 token 共用同一组 γ、β）"
+        self.table.value = tables.token_table(y, self.tokens, caption=caption).to_html()
+        self.stats.value = tables.row_stats_table(y, self.tokens, caption="每一行 y 的均值和方差").to_html()
+        fig = plots.value_heatmap(y, self.tokens, title=r"输出 $y=\gamma\odot\hat{x}+\beta$", limit=7.5)
+        self.plot.value = plots.to_png(fig)
+
+
+class VarianceExplorer(Explorer):
+    """Slide the offset c of c + [0, 1, 2, 3] and pick a dtype: one-pass vs two-pass σ² and x̂ (notebook 13)."""
+
+    def __init__(self, exponent: int = 4, dtype: str = "float32"):
+        self.exponent = widgets.IntSlider(value=exponent, min=0, max=8, step=1, description="偏移 10^k，k：",
+                                          continuous_update=True, style={"description_width": "initial"})
+        self.dtype = widgets.ToggleButtons(options=["float16", "float32", "float64"], value=dtype,
+                                           description="精度：")
+        self.table = widgets.HTML()
+        self.exponent.observe(self.on_exponent, names="value")
+        self.dtype.observe(self.on_dtype, names="value")
+        self.box = widgets.VBox([self.exponent, self.dtype, self.table])
+        self.render()
+
+    def on_exponent(self, change) -> None:
+        self.render()
+
+    def on_dtype(self, change) -> None:
+        self.render()
+
+    def render(self) -> None:
+        self.table.value = tables.variance_table(10.0 ** self.exponent.value, self.dtype.value).to_html()
+
+
+# ---------------------------------------------------------------- notebooks 08–10
+
+
+def batch_dependence(companion_scale: float, matrix=TOKEN_MATRIX):
+    """Notebook 08: our sentence in one batch with a second sentence = companion_scale × (our sentence reversed).
+
+    Returns (BatchNorm output, LayerNorm output) for OUR three tokens: BN changes with the companion, LN does not.
+    """
+    from .norms import batch_norm, layer_norm
+
+    ours = np.asarray(matrix, dtype=np.float64)
+    batch = np.concatenate([ours, companion_scale * ours[::-1]])
+    n = ours.shape[0]
+    return batch_norm(batch, eps=1e-5)[:n], layer_norm(ours, eps=1e-5)
+
+
+class BatchExplorer(Explorer):
+    """Notebook 08: scale the other sentence in the batch; our sentence's BatchNorm output moves, LayerNorm's stays."""
+
+    def __init__(self, scale: float = 1.0, matrix=TOKEN_MATRIX, tokens=TOKENS):
+        self.matrix, self.tokens = np.asarray(matrix, dtype=np.float64), tuple(tokens)
+        self.scale = widgets.FloatSlider(value=scale, min=0.0, max=20.0, step=0.5, description="另一句 ×",
+                                         continuous_update=True)
+        self.bn = widgets.HTML()
+        self.ln = widgets.HTML()
+        self.scale.observe(self.on_scale, names="value")
+        self.box = widgets.VBox([self.scale, self.bn, self.ln])
+        self.render()
+
+    def on_scale(self, change) -> None:
+        self.render()
+
+    def render(self) -> None:
+        bn, ln = batch_dependence(self.scale.value, self.matrix)
+        k = plots.number(self.scale.value)
+        self.bn.value = tables.token_table(bn, self.tokens, caption=f"BatchNorm：我们这句的输出（另一句 × {k}）").to_html()
+        self.ln.value = tables.token_table(ln, self.tokens, caption="LayerNorm：我们这句的输出（与另一句无关）").to_html()
+
+
+class DepthExplorer(Explorer):
+    """Notebook 09: choose the depth; the per-layer FFN gradient norms of Post-LN and Pre-LN are redrawn."""
+
+    def __init__(self, depth: int = 6, width: int = 64):
+        self.width = width
+        self.depth = widgets.IntSlider(value=depth, min=2, max=24, step=1, description="层数 L：",
+                                       continuous_update=False)
+        self.summary = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        self.depth.observe(self.on_depth, names="value")
+        self.box = widgets.VBox([self.depth, self.summary, self.plot])
+        self.render()
+
+    def on_depth(self, change) -> None:
+        self.render()
+
+    def render(self) -> None:
+        from .transformer import ffn_gradient_norms
+
+        series = {n: ffn_gradient_norms(n, self.depth.value, self.width) for n in ("post", "pre")}
+        self.summary.value = gradient_table(series).to_html()
+        self.plot.value = plots.to_png(plots.depth_lines(series, xlabel="第几层（1 = 靠近输入）",
+                                                         ylabel=r"$\|\partial L/\partial W_2\|_F$"))
+
+
+def gradient_table(series: dict) -> tables.Table:
+    """Per-layer gradient norms, one column per residual form (notebooks 09)."""
+    depth = len(next(iter(series.values())))
+    return tables.stats_table([f"第 {i + 1} 层" for i in range(depth)],
+                              {plots.NORM_NAMES[k]: v for k, v in series.items()},
+                              caption="每层前馈第二个矩阵 W₂ 的梯度范数（初始化时）", index_name="层")
+
+
+def attention_at_scale(matrix, scale: float):
+    """Notebook 10: softmax(scale · X Xᵀ / √d) for the token matrix X (Q = K = X); returns the weight matrix."""
+    from .transformer import attention_logits, softmax
+
+    x = np.asarray(matrix, dtype=np.float64)
+    return softmax(scale * attention_logits(x, x))
+
+
+class SoftmaxExplorer(Explorer):
+    """Notebook 10: a slider on the logit scale (1/temperature); attention weights and each row's entropy follow."""
+
+    def __init__(self, scale: float = 1.0, matrix=None, tokens=TOKENS):
+        from .norms import layer_norm
+
+        self.matrix = layer_norm(TOKEN_MATRIX, eps=1e-5) if matrix is None else np.asarray(matrix, dtype=np.float64)
+        self.tokens = tuple(tokens)
+        self.scale = widgets.FloatLogSlider(value=scale, base=10, min=-2, max=1.5, step=0.05,
+                                            description="放大倍数：", readout_format=".3g", continuous_update=True)
+        self.summary = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        self.scale.observe(self.on_scale, names="value")
+        self.box = widgets.VBox([self.scale, self.summary, self.plot])
+        self.render()
+
+    def on_scale(self, change) -> None:
+        self.render()
+
+    def render(self) -> None:
+        from .transformer import entropy
+
+        w = attention_at_scale(self.matrix, self.scale.value)
+        h = entropy(w)
+        self.summary.value = tables.stats_table(
+            self.tokens, {"最大权重": w.max(axis=1), "熵 (nats)": h},
+            caption=f"放大倍数 {self.scale.value:.3g}：每个 query 的注意力", index_name="query").to_html()
+        self.plot.value = plots.to_png(plots.attention_panel(w, self.tokens))

@@ -6,13 +6,13 @@ import json
 import re
 import runpy
 
+import course
+import nav
 import nbformat
 import pytest
 from conftest import NOTEBOOKS, ROOT, SOLUTIONS, notebook_paths
 
-import course
 import lnlib
-import nav
 from lnlib.exercises import EXERCISES
 
 PATHS = notebook_paths()

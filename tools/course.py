@@ -11,7 +11,9 @@ SERIES_TITLE = "LayerNorm 手算"
 # The GitHub repository that hosts the course, as "owner/name"; used for Binder links.
 # Change it with `python tools/nav.py --repo owner/name` after you fork or publish the course.
 REPOSITORY = "OWNER/REPO"
-LICENSE_NOTE = "课程文字与图表采用 [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/deed.zh-hans) 许可，代码采用 MIT 许可。"
+LICENSE_NOTE = (
+    "课程文字与图表采用 [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/deed.zh-hans) 许可，代码采用 MIT 许可。"
+)
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,8 @@ LESSONS = (
     Lesson("02-which-axis", "按哪一维统计", "LayerNorm 按行统计：每个 token 自己的 μ 和 σ；对比按列和全表。",
            ("LayerNorm 的统计量按行（每个 token）计算", "按列、全表统计会得到什么不同的数",
             "归一化前后形状都是 (3, 4)")),
-    Lesson("03-one-row-by-hand", "手算一行", "苹果：μ = 5 → x − μ → σ² = 5 → σ ≈ 2.236 → x̂ ≈ [−1.342, −0.447, 0.447, 1.342]。",
+    Lesson("03-one-row-by-hand", "手算一行",
+           "苹果：μ = 5 → x − μ → σ² = 5 → σ ≈ 2.236 → x̂ ≈ [−1.342, −0.447, 0.447, 1.342]。",
            ("均值、中心化、方差、标准差、归一化每一步在做什么", "吃 和 苹果 为什么得到同一个 x̂",
             "用交互小工具输入任意向量，观察每一步")),
     Lesson("04-epsilon", "ε 的作用", "常数行的 0/0、σ²/(σ²+ε)、ε 放在根号里还是外面、÷d 还是 ÷(d−1)。"),

@@ -1,0 +1,162 @@
+"""Numerics of the statistics, shown on purpose the wrong way and the right way (introduced in notebook 13).
+
+`one_pass_variance` is the textbook E[x²] − E[x]² that lnlib never uses; `two_pass_variance` and `welford` are
+the stable ways. All three accumulate sequentially in a chosen dtype, one element after another along the last
+axis, so the rounding they show is the same on every machine (no SIMD or pairwise summation order involved).
+`naive_layer_norm` and `median_time`/`time_ratios` are the baseline and the stopwatch of the speed section and
+of benchmarks/bench_layer_norm.py.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_real_array, check_eps, check_nonempty
+
+DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+
+
+def _dtype(dtype) -> type:
+    key = np.dtype(dtype).name if not isinstance(dtype, str) else dtype
+    if key not in DTYPES:
+        raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
+    return DTYPES[key]
+
+
+def _rows(x, dtype) -> tuple[np.ndarray, type]:
+    t = _dtype(dtype)
+    arr = as_real_array(x, "x")
+    check_nonempty(arr, (arr.ndim - 1,))
+    with np.errstate(over="ignore"):
+        return arr.astype(t), t
+
+
+def one_pass_variance(x, dtype=np.float32) -> np.ndarray:
+    """E[x²] − E[x]² over the last axis, every operation rounded to `dtype` (the formula NOT to use).
+
+    One pass over the data, but the two terms are huge and nearly equal when |mean| ≫ σ, and their difference
+    loses all its digits (catastrophic cancellation): for 1e4 + [0, 1, 2, 3] in float32 it returns 0, not 1.25.
+    """
+    arr, t = _rows(x, dtype)
+    n = t(arr.shape[-1])
+    s, s2 = np.zeros(arr.shape[:-1], t), np.zeros(arr.shape[:-1], t)
+    with np.errstate(all="ignore"):
+        for i in range(arr.shape[-1]):
+            v = arr[..., i]
+            s = (s + v).astype(t)
+            s2 = (s2 + v * v).astype(t)
+        m = s / n
+        return (s2 / n - m * m).astype(t)
+
+
+def two_pass_variance(x, dtype=np.float32) -> np.ndarray:
+    """mean((x − μ)²) over the last axis, every operation rounded to `dtype`: first μ, then the deviations."""
+    arr, t = _rows(x, dtype)
+    n = t(arr.shape[-1])
+    s = np.zeros(arr.shape[:-1], t)
+    with np.errstate(all="ignore"):
+        for i in range(arr.shape[-1]):
+            s = (s + arr[..., i]).astype(t)
+        m = (s / n).astype(t)
+        s2 = np.zeros(arr.shape[:-1], t)
+        for i in range(arr.shape[-1]):
+            d = (arr[..., i] - m).astype(t)
+            s2 = (s2 + d * d).astype(t)
+        return (s2 / n).astype(t)
+
+
+class WelfordState(NamedTuple):
+    """Running statistics after `count` values: the mean and M2 = Σ(x − mean)²; variance = M2 / count."""
+
+    count: int
+    mean: float
+    m2: float
+
+    @property
+    def variance(self) -> float:
+        return self.m2 / self.count if self.count else float("nan")
+
+
+def welford_update(state: WelfordState, value: float) -> WelfordState:
+    """Add one value to the running mean and M2 (Welford, 1962): one pass, and still no cancellation."""
+    count = state.count + 1
+    delta = value - state.mean
+    mean = state.mean + delta / count
+    m2 = state.m2 + delta * (value - mean)
+    return WelfordState(count, mean, m2)
+
+
+def welford(x, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and biased variance over the last axis in ONE pass with Welford's update, rounded to `dtype`."""
+    arr, t = _rows(x, dtype)
+    mean, m2 = np.zeros(arr.shape[:-1], t), np.zeros(arr.shape[:-1], t)
+    with np.errstate(all="ignore"):
+        for i in range(arr.shape[-1]):
+            v = arr[..., i]
+            delta = (v - mean).astype(t)
+            mean = (mean + delta / t(i + 1)).astype(t)
+            m2 = (m2 + delta * (v - mean)).astype(t)
+        return mean, (m2 / t(arr.shape[-1])).astype(t)
+
+
+def normalize_with_variance(x, var, eps: float = 1e-5, dtype=np.float32) -> np.ndarray:
+    """(x − mean) / √(var + ε) over the last axis in `dtype`, with a variance supplied by the caller.
+
+    Shows what a wrong variance does to x̂ (notebook 13): with var = 0 from the one-pass formula, ε alone
+    divides and 1e4 + [0, 1, 2, 3] turns into ±474 instead of ±1.342.
+    """
+    eps = check_eps(eps)
+    arr, t = _rows(x, dtype)
+    with np.errstate(all="ignore"):
+        m = arr.astype(np.float64).mean(axis=-1, keepdims=True).astype(t)
+        v = np.asarray(var, dtype=t)[..., None]
+        return ((arr - m) / np.sqrt(v + t(eps))).astype(t)
+
+
+def naive_layer_norm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
+    """The textbook numpy LayerNorm over the last axis, in the input's dtype (a baseline for timing only).
+
+    (x − x.mean()) / √(x.var() + ε) · γ + β: each step is a separate pass over memory with a temporary array.
+    """
+    x = np.asarray(x)
+    out = (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    if gamma is not None:
+        out = out * gamma
+    if beta is not None:
+        out = out + beta
+    return out
+
+
+def median_time(f: Callable[[], object], repeat: int = 15) -> float:
+    """The median wall-clock time of `repeat` calls of f() in seconds (after one warm-up call)."""
+    f()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def time_ratios(candidates: dict[str, Callable[[], object]], baseline: str, repeat: int = 15) -> dict[str, float]:
+    """Median time of every candidate divided by the baseline's, measured in one run with the calls interleaved.
+
+    Interleaving (a, b, c, a, b, c, …) means a slow moment of the machine hits every candidate alike, so the
+    ratios are much steadier than the absolute times. Returns {name: ratio}; the baseline's ratio is 1.
+    """
+    if baseline not in candidates:
+        raise ValueError(f"baseline: expected one of {sorted(candidates)}, got {baseline!r}")
+    times = {name: [] for name in candidates}
+    for f in candidates.values():
+        f()  # warm-up
+    for _ in range(repeat):
+        for name, f in candidates.items():
+            start = time.perf_counter()
+            f()
+            times[name].append(time.perf_counter() - start)
+    medians = {name: float(np.median(ts)) for name, ts in times.items()}
+    return {name: medians[name] / medians[baseline] for name in candidates}

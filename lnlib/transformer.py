@@ -1,0 +1,262 @@
+"""The tiny numpy Transformer pieces of the "where LayerNorm sits" notebooks (09, 10, 11).
+
+Everything here is plain numpy with fixed seeds and small sizes, so a notebook runs in seconds:
+softmax and scaled dot-product attention (notebook 10), a ReLU feed-forward block, stacks of residual blocks
+in Post-LN / Pre-LN / no-norm / DeepNorm form and their hand-written backward pass (notebook 09).
+
+Post-LN (Vaswani et al. 2017):   x_{l+1} = LN(x_l + F(x_l))
+Pre-LN  (Xiong et al. 2020):     x_{l+1} = x_l + F(LN(x_l)),  output LN(x_L)
+no norm:                         x_{l+1} = x_l + F(x_l)
+DeepNorm (Wang et al. 2022):     x_{l+1} = LN(α·x_l + F(x_l)),  F's weights initialized ×β
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import as_real_array
+from .grad import layer_norm_backward
+from .norms import layer_norm
+
+NORMS = ("post", "pre", "none", "deepnorm")
+SEQUENCES, TOKENS = 4, 16  # the batch of the depth experiments: 4 sequences of 16 tokens
+HIDDEN_RATIO = 4  # feed-forward hidden width = 4 × model width, as in the original Transformer
+EPS = 1e-5
+
+
+# ---------------------------------------------------------------- attention (notebook 10)
+
+
+def softmax(z, axis: int = -1) -> np.ndarray:
+    """exp(z − max z) / Σ exp(z − max z) along `axis`: the max is subtracted first, so large logits never overflow."""
+    arr = as_real_array(z, "z").astype(np.float64)
+    shifted = arr - np.max(arr, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def entropy(p, axis: int = -1) -> np.ndarray:
+    """Shannon entropy −Σ p·ln p (in nats) of each distribution along `axis`; 0·ln 0 counts as 0."""
+    arr = as_real_array(p, "p").astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(arr > 0, -arr * np.log(np.where(arr > 0, arr, 1.0)), 0.0)
+    return terms.sum(axis=axis)
+
+
+def attention_logits(q, k, scale: float | None = None) -> np.ndarray:
+    """The score matrix Q Kᵀ · scale, with scale = 1/√d (d = the last dimension of Q) by default."""
+    q = as_real_array(q, "q", min_ndim=2).astype(np.float64)
+    k = as_real_array(k, "k", min_ndim=2).astype(np.float64)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"k: expected the last dimension of q ({q.shape[-1]}), got shape {k.shape}")
+    if scale is None:
+        scale = 1.0 / np.sqrt(q.shape[-1])
+    return (q @ np.swapaxes(k, -1, -2)) * scale
+
+
+def attention(q, k, v, *, scale: float | None = None, mask=None):
+    """Scaled dot-product attention softmax(Q Kᵀ/√d) V; returns (output, weights).
+
+    `mask` (optional, bool, broadcastable to the score matrix) marks the positions that may be attended to.
+    """
+    logits = attention_logits(q, k, scale)
+    v = as_real_array(v, "v", min_ndim=2).astype(np.float64)
+    if mask is not None:
+        logits = np.where(np.asarray(mask, dtype=bool), logits, -np.inf)
+    weights = softmax(logits)
+    return weights @ v, weights
+
+
+# ---------------------------------------------------------------- feed-forward blocks and residual stacks (notebook 09)
+
+
+def xavier(fan_in: int, fan_out: int, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
+    """Xavier (Glorot) uniform initialization: U(−a, a) with a = gain·√(6 / (fan_in + fan_out))."""
+    a = gain * np.sqrt(6.0 / (fan_in + fan_out))
+    return rng.uniform(-a, a, size=(fan_in, fan_out))
+
+
+def feed_forward(x, w1, w2) -> np.ndarray:
+    """The position-wise feed-forward block F(x) = ReLU(x W1) W2 (biases are zero at initialization)."""
+    return np.maximum(np.asarray(x, dtype=np.float64) @ w1, 0.0) @ w2
+
+
+def deepnorm_constants(n_layers: int, kind: str = "encoder") -> tuple[float, float]:
+    """DeepNorm's (α, β) for an encoder-only or decoder-only stack of N layers (Wang et al. 2022, DeepNet):
+    α = (2N)^(1/4) multiplies the residual, β = (8N)^(−1/4) scales the sub-layer weights at initialization.
+    """
+    if kind not in ("encoder", "decoder"):
+        raise ValueError(f"kind: expected 'encoder' or 'decoder' (single-stack models), got {kind!r}")
+    if isinstance(n_layers, bool) or not isinstance(n_layers, int | np.integer) or n_layers < 1:
+        raise ValueError(f"n_layers: expected a positive int, got {n_layers!r}")
+    return (2.0 * n_layers) ** 0.25, (8.0 * n_layers) ** -0.25
+
+
+class Sublayer:
+    """One residual branch: self-attention ("attn") or feed-forward ("ffn"), with a hand-written backward."""
+
+    def __init__(self, kind: str, weights: dict[str, np.ndarray]):
+        self.kind, self.w = kind, weights
+
+    def forward(self, u: np.ndarray) -> tuple[np.ndarray, dict]:
+        w = self.w
+        if self.kind == "ffn":
+            z = u @ w["w1"]
+            a = np.maximum(z, 0.0)
+            return a @ w["w2"], {"u": u, "z": z, "a": a}
+        q, k, v = u @ w["wq"], u @ w["wk"], u @ w["wv"]
+        p = softmax(attention_logits(q, k))
+        o = p @ v
+        return o @ w["wo"], {"u": u, "q": q, "k": k, "v": v, "p": p, "o": o}
+
+    def backward(self, dout: np.ndarray, c: dict) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        w, u = self.w, c["u"]
+        if self.kind == "ffn":
+            dz = (dout @ w["w2"].T) * (c["z"] > 0)
+            grads = {"w1": _outer_sum(u, dz), "w2": _outer_sum(c["a"], dout)}
+            return dz @ w["w1"].T, grads
+        scale = 1.0 / np.sqrt(u.shape[-1])
+        do = dout @ w["wo"].T
+        dp = do @ np.swapaxes(c["v"], -1, -2)
+        dv = np.swapaxes(c["p"], -1, -2) @ do
+        ds = c["p"] * (dp - np.sum(dp * c["p"], axis=-1, keepdims=True))  # softmax backward, row by row
+        dq = ds @ c["k"] * scale
+        dk = np.swapaxes(ds, -1, -2) @ c["q"] * scale
+        grads = {"wq": _outer_sum(u, dq), "wk": _outer_sum(u, dk), "wv": _outer_sum(u, dv),
+                 "wo": _outer_sum(c["o"], dout)}
+        return dq @ w["wq"].T + dk @ w["wk"].T + dv @ w["wv"].T, grads
+
+
+def _outer_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Σ over every token of aᵀ b: the gradient of a weight matrix W in b = a W."""
+    return a.reshape(-1, a.shape[-1]).T @ b.reshape(-1, b.shape[-1])
+
+
+@dataclass
+class Stack:
+    """`depth` Transformer encoder layers (self-attention sub-layer, then feed-forward sub-layer), each sub-layer
+    wrapped in one residual form: "post", "pre", "none" or "deepnorm" (see the module docstring).
+    """
+
+    norm: str
+    sublayers: list[Sublayer]
+    alpha: float = 1.0
+
+    @property
+    def depth(self) -> int:
+        return len(self.sublayers) // 2
+
+    def ffn(self, layer: int) -> Sublayer:
+        return self.sublayers[2 * layer + 1]
+
+
+def make_stack(norm: str, depth: int, width: int, seed: int = 0) -> Stack:
+    """Xavier-initialized weights for `depth` layers of width `width` (feed-forward hidden 4·width), fixed by `seed`.
+    For "deepnorm" the residual is multiplied by α and W_V, W_O, W1, W2 by β (encoder constants for N = depth).
+    """
+    _check_args(norm, depth, width)
+    rng = np.random.default_rng(seed)
+    hidden = HIDDEN_RATIO * width
+    alpha, beta = deepnorm_constants(depth) if norm == "deepnorm" else (1.0, 1.0)
+    sublayers = []
+    for _ in range(depth):
+        attn = {"wq": xavier(width, width, rng), "wk": xavier(width, width, rng),
+                "wv": xavier(width, width, rng, beta), "wo": xavier(width, width, rng, beta)}
+        ffn = {"w1": xavier(width, hidden, rng, beta), "w2": xavier(hidden, width, rng, beta)}
+        sublayers += [Sublayer("attn", attn), Sublayer("ffn", ffn)]
+    return Stack(norm, sublayers, alpha)
+
+
+def _check_args(norm, depth, width):
+    if norm not in NORMS:
+        raise ValueError(f"norm: expected one of {NORMS}, got {norm!r}")
+    for name, value in (("depth", depth), ("width", width)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise ValueError(f"{name}: expected a positive int, got {value!r}")
+
+
+def stack_forward(stack: Stack, x) -> tuple[np.ndarray, list[np.ndarray], list[dict]]:
+    """Run the stack on x of shape (sequences, tokens, width).
+
+    Returns (output, residual stream after each sub-layer [x_0, …], caches for the backward pass).
+    Pre-LN ends with a final LayerNorm (as in Xiong et al. 2020); the other forms return the last stream value.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    stream, caches = [x], []
+    for sub in stack.sublayers:
+        if stack.norm == "pre":
+            f, cache = sub.forward(layer_norm(x, eps=EPS))
+            s = x + f
+            x = s
+        else:
+            f, cache = sub.forward(x)
+            s = stack.alpha * x + f
+            x = s if stack.norm == "none" else layer_norm(s, eps=EPS)
+        cache.update(x_in=stream[-1], s=s)
+        caches.append(cache)
+        stream.append(x)
+    out = layer_norm(x, eps=EPS) if stack.norm == "pre" else x
+    return out, stream, caches
+
+
+def stack_loss(stack: Stack, x, target) -> float:
+    """The mean over all tokens of the batch of ½‖y − t‖² (y = the stack's output for that token)."""
+    y, _, _ = stack_forward(stack, x)
+    tokens = y.size // y.shape[-1]
+    return float(0.5 * np.sum((y - target) ** 2) / tokens)
+
+
+def stack_backward(stack: Stack, x, target) -> list[dict[str, np.ndarray]]:
+    """Gradients of `stack_loss` for every sub-layer's weights, by hand (LayerNorm via layer_norm_backward)."""
+    y, stream, caches = stack_forward(stack, x)
+    g = (y - target) / (y.size // y.shape[-1])  # dL/dy
+    if stack.norm == "pre":
+        g = layer_norm_backward(g, stream[-1], eps=EPS)[0]
+    grads: list[dict[str, np.ndarray]] = [{} for _ in stack.sublayers]
+    for i in reversed(range(len(stack.sublayers))):
+        sub, c = stack.sublayers[i], caches[i]
+        if stack.norm == "pre":  # x' = x + F(LN(x))
+            dinp, grads[i] = sub.backward(g, c)
+            g = g + layer_norm_backward(dinp, c["x_in"], eps=EPS)[0]
+        else:  # x' = LN(α·x + F(x)), or α·x + F(x) without the LN
+            ds = g if stack.norm == "none" else layer_norm_backward(g, c["s"], eps=EPS)[0]
+            dinp, grads[i] = sub.backward(ds, c)
+            g = stack.alpha * ds + dinp
+    return grads
+
+
+def batch_and_target(width: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A fixed batch of SEQUENCES × TOKENS input tokens and regression targets, both standard normal."""
+    rng = np.random.default_rng([seed, 1])
+    shape = (SEQUENCES, TOKENS, width)
+    return rng.standard_normal(shape), rng.standard_normal(shape)
+
+
+def ffn_gradient_norms(norm: str, depth: int, width: int, seed: int = 0) -> np.ndarray:
+    """For each of the `depth` layers (input side first), ‖∂L/∂W2‖_F at Xavier initialization.
+
+    The model is a stack of Transformer encoder layers (self-attention + ReLU feed-forward, each sub-layer with its
+    residual connection); L is the mean over a batch of 4 × 16 tokens of ½‖y − t‖²; W2 is the layer's second
+    feed-forward matrix. Reproduces the pattern of Xiong et al. (2020), Fig. 3: for norm="post" the norms grow
+    toward the output, for norm="pre" they do not. "deepnorm" and "none" are accepted too. Introduced in notebook 09.
+    """
+    _check_args(norm, depth, width)
+    stack = make_stack(norm, depth, width, seed)
+    x, target = batch_and_target(width, seed)
+    grads = stack_backward(stack, x, target)
+    return np.array([np.linalg.norm(grads[2 * layer + 1]["w2"]) for layer in range(depth)])
+
+
+def residual_scales(norm: str, depth: int, width: int, seed: int = 0) -> np.ndarray:
+    """The root-mean-square of the residual stream at the input and after each layer (length depth + 1).
+
+    Shows how activation scale evolves with depth at initialization: it stays 1 after every Post-LN / DeepNorm
+    layer and keeps growing without normalization and along the Pre-LN residual path. Introduced in notebook 09.
+    """
+    _check_args(norm, depth, width)
+    stack = make_stack(norm, depth, width, seed)
+    x, _ = batch_and_target(width, seed)
+    _, stream, _ = stack_forward(stack, x)
+    return np.array([np.sqrt(np.mean(s * s)) for s in stream[::2]])

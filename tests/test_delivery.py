@@ -1,0 +1,395 @@
+"""Course delivery: the static site (tools/build_site.py), the student copies (tools/make_student.py),
+the nbgitpuller link (tools/hub_link.py), licences and citation. Everything is built into temp folders."""
+
+from __future__ import annotations
+
+import base64
+import re
+import runpy
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import nbformat
+import pytest
+import yaml
+from conftest import NOTEBOOKS, ROOT, SOLUTIONS, notebook_paths
+from nbclient import NotebookClient
+
+import build_site
+import course
+import hub_link
+import make_student
+import nav
+
+PATHS = notebook_paths()
+IDS = [p.stem for p in PATHS]
+WIDGET_MIME = build_site.WIDGET_MIME
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def image_outputs(nb) -> int:
+    return sum(1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+               if WIDGET_MIME not in o.get("data", {}) and ("image/png" in o.get("data", {})
+                                                             or "image/jpeg" in o.get("data", {})))
+
+
+def math_notebooks() -> list[Path]:
+    return [p for p in PATHS if any(re.search(r"\$[^$\n]+\$", c.source) for c in read(p).cells
+                                    if c.cell_type == "markdown")]
+
+
+def widget_cells(nb) -> int:
+    return sum(1 for c in nb.cells if c.cell_type == "code"
+               and any(WIDGET_MIME in o.get("data", {}) for o in c.get("outputs", [])))
+
+
+class Page(HTMLParser):
+    """Collects what a browser would load or follow: (tag, attribute, value), element ids, inline CSS."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.refs: list[tuple[str, str, str]] = []
+        self.ids: set[str] = set()
+        self.styles: list[str] = []
+        self._in_style = False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        for name in ("src", "href", "data", "poster"):
+            if attrs.get(name):
+                self.refs.append((tag, name, attrs[name]))
+        if attrs.get("style"):
+            self.styles.append(attrs["style"])
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag):
+        self._in_style = False
+
+    def handle_data(self, data):
+        if self._in_style:
+            self.styles.append(data)
+
+
+# ------------------------------------------------------------------ the static site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    build_site.build(out, quiet=True)
+    return out
+
+
+def page_of(site: Path, stem: str) -> Path:
+    return site / build_site.page_name(stem)
+
+
+def test_site_has_one_page_per_notebook_in_course_order(site):
+    assert PATHS, "no notebooks"
+    pages = sorted(p.name for p in site.glob("*.html"))
+    assert pages == sorted(build_site.page_name(s) for s in IDS)
+    assert (site / "index.html").exists() and not (site / "00-index.html").exists()
+    # the home page is the course map: every lesson of the plan is listed, written ones are links
+    home = (site / "index.html").read_text(encoding="utf-8")
+    for lesson in course.LESSONS[1:]:
+        assert lesson.title.replace("&", "&amp;") in home
+        if lesson.stem in IDS:
+            assert f'href="{lesson.stem}.html"' in home
+    # the "next →" link of every page points at the next notebook in file-name order
+    for here, there in zip(IDS, IDS[1:], strict=False):
+        bar = page_of(site, here).read_text(encoding="utf-8").split('<nav class="ln-nav">')[1].split("</nav>")[0]
+        nxt = re.findall(r'<a href="([^"]+)">[^<]*→</a>', bar)
+        assert nxt == [build_site.page_name(there)], f"{here}: next link {nxt}"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_page_shows_the_stored_images_and_tables(site, path):
+    nb = read(path)
+    text = page_of(site, path.stem).read_text(encoding="utf-8")
+    images = re.findall(r'<img[^>]+src="data:image/(?:png|jpeg);base64,([^"]+)"', text)
+    assert len(images) == image_outputs(nb), "every stored plot is on the page"
+    for data in images:
+        head = base64.b64decode(data[:24])
+        assert head.startswith(b"\x89PNG") or head.startswith(b"\xff\xd8"), "image data decodes"
+    tables = sum(o["data"]["text/html"].count("<table") for c in nb.cells if c.cell_type == "code"
+                 for o in c.get("outputs", []) if "text/html" in o.get("data", {}))
+    assert text.count("<table") >= tables + ("<!-- nav:map" in "".join(c.source for c in nb.cells))
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_every_plot_is_stored_as_an_image(site, path):
+    """A figure whose stored output is only its repr ("<Figure size 900x280 with 3 Axes>") shows no plot on the
+    site, on GitHub or in JupyterLab: the notebook needs `%matplotlib inline` (or lnlib a PNG formatter)."""
+    text = page_of(site, path.stem).read_text(encoding="utf-8")
+    reprs = re.findall(r"&lt;Figure size [^&]*&gt;", text)
+    assert not reprs, f"{len(reprs)} plot(s) stored without an image: {reprs[0]}"
+
+
+def test_every_link_and_resource_resolves(site):
+    pages = {p.name: Page(p.read_text(encoding="utf-8")) for p in site.glob("*.html")}
+    for name, page in pages.items():
+        for tag, attr, value in page.refs:
+            parts = urlsplit(value)
+            if parts.scheme in ("http", "https", "mailto", "data"):
+                continue
+            assert not parts.scheme, f"{name}: unexpected URL {value}"
+            target = name if not parts.path else unquote(parts.path)
+            assert (site / target).is_file(), f"{name}: <{tag} {attr}={value}> points at a missing file"
+            if parts.fragment and target.endswith(".html"):
+                ids = pages[target].ids
+                assert parts.fragment in ids or unquote(parts.fragment) in ids, f"{name}: anchor {value} not found"
+
+
+def test_nothing_is_fetched_from_the_internet_when_a_page_is_viewed(site):
+    for page_path in site.glob("*.html"):
+        text = page_path.read_text(encoding="utf-8")
+        page = Page(text)
+        for tag, attr, value in page.refs:
+            if tag == "a":
+                continue  # following a link is a click, not a load
+            assert not re.match(r"(https?:)?//", value), f"{page_path.name}: <{tag} {attr}={value}> is remote"
+        for css in page.styles:
+            for url in re.findall(r"""(?:url\(|@import\s+)\s*['"]?([^'")\s;]+)""", css):
+                assert not re.match(r"(https?:)?//", url), f"{page_path.name}: CSS loads {url}"
+        for cdn in ("cdnjs.cloudflare.com", "unpkg.com", "cdn.jsdelivr.net", "mybinder.org/badge"):
+            assert cdn not in text.replace('href="https://mybinder.org/v2', ""), f"{page_path.name}: {cdn}"
+
+
+def test_math_is_typeset_by_the_local_mathjax(site):
+    mathjax = site / "_static" / "mathjax"
+    assert (mathjax / "MathJax.js").is_file()
+    assert (mathjax / "config" / (build_site.MATHJAX_CONFIG.split(",")[0] + ".js")).is_file()
+    assert (mathjax / "fonts" / "HTML-CSS" / "STIX-Web" / "woff").is_dir()
+    with_math = math_notebooks()
+    assert with_math, "no notebook has math: the check below would check nothing"
+    for path in with_math:
+        text = page_of(site, path.stem).read_text(encoding="utf-8")
+        assert '<script src="_static/mathjax/MathJax.js?config=' in text
+        assert "$$" in text or re.search(r"\$[^$\n]+\$", text), f"{path.stem}: math delimiters lost"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_binder_link_and_widget_notes(site, path):
+    nb = read(path)
+    text = page_of(site, path.stem).read_text(encoding="utf-8")
+    binder = nav.binder_url(path.stem)
+    assert f'class="ln-binder" href="{binder}"' in text
+    assert text.count('<div class="ln-widget-note">') == widget_cells(nb)
+    assert WIDGET_MIME not in text
+
+
+def test_site_build_picks_up_new_notebooks_with_plots_and_widgets(tmp_path):
+    """A notebook that does not exist yet (any NN-slug) gets a page with its image and a widget note."""
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    nbformat.write(read(NOTEBOOKS / "00-index.ipynb"), notebooks / "00-index.ipynb")
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 新的一篇\n\n$$\\mu = 5$$"),
+                nbformat.v4.new_code_cell("plot()", outputs=[nbformat.v4.new_output(
+                    "display_data", data={"image/png": png, "text/plain": "<Figure>"})]),
+                nbformat.v4.new_code_cell("widgets.X()", outputs=[nbformat.v4.new_output(
+                    "execute_result", data={WIDGET_MIME: {"model_id": "abc"}, "text/plain": "X()"},
+                    execution_count=1)]),
+                nbformat.v4.new_markdown_cell("[目录](00-index.ipynb)")]
+    nbformat.write(nb, notebooks / "99-later.ipynb")
+    pages = build_site.build(tmp_path / "site", notebooks=notebooks, quiet=True)
+    assert [p.name for p in pages] == ["index.html", "99-later.html"]
+    text = pages[1].read_text(encoding="utf-8")
+    assert f"data:image/png;base64,{png}" in text
+    assert text.count("ln-widget-note") == 1 and "model_id" not in text
+    assert 'href="index.html">目录</a>' in text
+    assert "99-later.html" in pages[0].read_text(encoding="utf-8")
+
+
+@pytest.mark.browser
+def test_site_in_chromium_fetches_nothing_and_typesets_math(site):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("needs Debian's /usr/bin/chromium")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            math_pages = {build_site.page_name(p.stem) for p in math_notebooks()}
+            for html in sorted(site.glob("*.html")):
+                requests.clear()
+                page.goto(html.as_uri())
+                page.wait_for_function("window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0"
+                                       " && !MathJax.Hub.queue.running", timeout=30_000)
+                remote = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
+                assert not remote, f"{html.name} fetched {remote}"
+                raw = page.evaluate("document.body.innerText")
+                assert "$$" not in raw, f"{html.name}: math left untypeset"
+                assert page.evaluate("document.querySelectorAll('.MathJax_Error, merror').length") == 0
+                if html.name in math_pages:
+                    assert page.evaluate("document.querySelectorAll('.MathJax, .MathJax_Display').length") > 0
+        finally:
+            browser.close()
+
+
+# ------------------------------------------------------------------ student copies
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("student")
+    make_student.build(out, quiet=True)
+    return out
+
+
+def exercise_names(nb) -> list[str]:
+    return [n for c in nb.cells if c.cell_type == "code" for n in make_student.CHECK_CALL.findall(c.source)]
+
+
+def solution_lines(stem: str) -> list[str]:
+    """The statements of notebooks/solutions/NN-slug.py that compute an answer (the worked solution)."""
+    path = SOLUTIONS / f"{stem}.py"
+    if not path.exists():
+        return []
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    return [line for line in lines if line.startswith("ANSWERS[")]
+
+
+def test_student_copies_hold_every_notebook_and_no_solutions(student):
+    assert sorted(p.name for p in student.glob("*.ipynb")) == [p.name for p in PATHS]
+    assert not (student / "solutions").exists()
+    assert not list(student.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_student_exercise_cells_are_placeholders(student, path):
+    original, copy = read(path), read(student / path.name)
+    assert exercise_names(copy) == exercise_names(original), "an exercise went missing"
+    for cell in copy.cells:
+        if cell.cell_type == "code" and make_student.CHECK_CALL.search(cell.source):
+            assert cell.source == make_student.placeholder(make_student.CHECK_CALL.findall(cell.source))
+            assert cell.outputs == [] and cell.execution_count is None
+        assert not make_student.SOLUTION_TAGS & set(cell.metadata.get("tags", []))
+    text = "\n".join(c.source for c in copy.cells)
+    assert "notebooks/solutions" not in text
+    assert not make_student.SOLUTION_DETAILS.search(text)
+    for line in solution_lines(path.stem):
+        assert line not in text, f"solution text leaked: {line}"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_student_copies_run_and_say_unanswered(student, path):
+    nb = read(student / path.name)
+    NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
+                   resources={"metadata": {"path": str(student)}}).execute()
+    answers = runpy.run_path(str(SOLUTIONS / f"{path.stem}.py"))["ANSWERS"] if path.stem != "00-index" else {}
+    seen = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        out = "".join(o.get("text", "") for o in cell.outputs)
+        assert "✓" not in out, f"an exercise passes in the student copy: {out}"
+        for name in make_student.CHECK_CALL.findall(cell.source):
+            assert "尚未作答" in out and f"（{name}）" in out, f"{name}: {out!r}"
+            seen.append(name)
+    assert set(answers) <= set(seen), "every solved exercise is in the student copy, unanswered"
+
+
+def test_studentize_removes_filled_answers_and_solution_cells():
+    """The real notebooks are already clean, so feed the tool a notebook a teacher has filled in."""
+    answers = runpy.run_path(str(SOLUTIONS / "03-one-row-by-hand.py"))["ANSWERS"]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("参考答案在 `notebooks/solutions/` 文件夹里。先自己算，再去对照。"),
+        nbformat.v4.new_code_cell(f'answer = {float(answers["03.mean_wo"])}\nlnlib.check("03.mean_wo", answer)',
+                                  outputs=[nbformat.v4.new_output("stream", text="✓ 正确！（03.mean_wo）\n")],
+                                  execution_count=3),
+        nbformat.v4.new_code_cell("answer = 500  # 方差\nlnlib.check( \"03.variance_chi\" , answer )"),
+        nbformat.v4.new_code_cell("wo - wo.mean()", metadata={"tags": ["solution"]}),
+        nbformat.v4.new_markdown_cell("**练习 3**\n\n<details><summary>参考答案</summary>\n\nμ = 5\n</details>\n"),
+        nbformat.v4.new_markdown_cell("<details>\n<summary>查看解答</summary>[1.342, 0.447]</details>"),
+    ]
+    stats = make_student.studentize(nb)
+    assert stats == {"exercises": 2, "removed": 2}
+    sources = [c.source for c in nb.cells]
+    assert sources[0] == make_student.TEACHER_SENTENCE + "先自己算，再去对照。"
+    assert sources[1] == 'answer = None  # 在这里填写\nlnlib.check("03.mean_wo", answer)'
+    assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None
+    assert sources[2] == 'answer = None  # 在这里填写\nlnlib.check("03.variance_chi", answer)'
+    assert sources[3] == "**练习 3**\n\n"
+    assert not any("5.0" in s or "500" in s or "1.342" in s or "wo.mean" in s for s in sources)
+
+
+# ------------------------------------------------------------------ Hub links, licences, citation
+
+
+def test_hub_link_has_the_nbgitpuller_form():
+    link = hub_link.nbgitpuller_link("hub.example.edu", "owner/ln-course")
+    assert link == ("https://hub.example.edu/hub/user-redirect/git-pull?repo=https://github.com/owner/ln-course"
+                    "&branch=main&urlpath=lab/tree/ln-course/notebooks/00-index.ipynb")
+    query = parse_qs(urlsplit(link).query)
+    assert query == {"repo": ["https://github.com/owner/ln-course"], "branch": ["main"],
+                     "urlpath": ["lab/tree/ln-course/notebooks/00-index.ipynb"]}
+
+
+def test_hub_link_normalizes_hubs_repositories_and_encodes_values():
+    link = hub_link.nbgitpuller_link("https://jupyter.uni.edu/hub/", "https://gitlab.com/team/course.git",
+                                     branch="spring 2025&x", notebook="notebooks/03-one-row-by-hand.ipynb")
+    parts = urlsplit(link)
+    assert (parts.scheme, parts.netloc, parts.path) == ("https", "jupyter.uni.edu", "/hub/user-redirect/git-pull")
+    assert parse_qs(parts.query) == {"repo": ["https://gitlab.com/team/course.git"], "branch": ["spring 2025&x"],
+                                     "urlpath": ["lab/tree/course/notebooks/03-one-row-by-hand.ipynb"]}
+    assert hub_link.nbgitpuller_link("http://h.edu/prefix", "a/b").startswith("http://h.edu/prefix/hub/")
+    with pytest.raises(ValueError, match="OWNER/REPO"):
+        hub_link.nbgitpuller_link("h.edu", "OWNER/REPO")
+    with pytest.raises(ValueError, match="repo"):
+        hub_link.nbgitpuller_link("h.edu", "not a repo")
+
+
+def test_hub_link_command_line(capsys):
+    assert hub_link.main(["hub.example.edu", "owner/name", "--notebook", "notebooks/02-which-axis.ipynb"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out.endswith("urlpath=lab/tree/name/notebooks/02-which-axis.ipynb")
+
+
+def test_licences_and_citation():
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License") and "WITHOUT WARRANTY OF ANY KIND" in license_text
+    content = (ROOT / "LICENSE-content.md").read_text(encoding="utf-8")
+    assert "CC BY 4.0" in content and "creativecommons.org/licenses/by/4.0" in content
+    assert "CC BY 4.0" in course.LICENSE_NOTE and "MIT" in course.LICENSE_NOTE
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0"
+    for key in ("message", "title", "authors", "type", "license"):
+        assert cff[key], key
+    known = {"cff-version", "message", "type", "title", "abstract", "authors", "version", "date-released",
+             "license", "repository-code", "url", "keywords", "doi", "identifiers", "preferred-citation"}
+    assert set(cff) <= known, f"not CFF 1.2.0 keys: {set(cff) - known}"
+    # CFF reads a list of licences as "either one" (OR), so the file names the code's licence; the text's
+    # CC BY 4.0 is stated in the abstract and in LICENSE-content.md.
+    assert cff["type"] == "software" and cff["license"] == "MIT" and "CC BY 4.0" in cff["abstract"]
+    assert all(("name" in a) or ("family-names" in a) for a in cff["authors"])
+    assert isinstance(cff["date-released"], str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", cff["date-released"])
+    assert cff["repository-code"] == f"https://github.com/{course.REPOSITORY}", (
+        "CITATION.cff repository-code must match REPOSITORY in tools/course.py")
+
+
+GUIDE_ITEMS = ("学习目标", "时间", "板书", "讨论", "常见误区")
+
+
+def test_teacher_guide_covers_every_lesson_and_every_way_to_run_it():
+    guide = (ROOT / "docs" / "teacher-guide.md").read_text(encoding="utf-8")
+    sections = re.split(r"^### ", guide, flags=re.M)
+    for lesson in course.LESSONS:
+        found = [s for s in sections if s.startswith(f"第 {lesson.number} 篇")]
+        assert found, f"teacher guide: no section '### 第 {lesson.number} 篇'"
+        for item in GUIDE_ITEMS[1 if lesson.number == 0 else 0:]:
+            assert f"**{item}" in found[0], f"第 {lesson.number} 篇: missing **{item}**"
+    for must in ("Binder", "nbgitpuller", "tools/hub_link.py", "user-redirect/git-pull", "make site", "make student",
+                 "离线", "LICENSE", "CC BY 4.0"):
+        assert must in guide, must

@@ -1,0 +1,210 @@
+"""Notebooks 04–07: ε, what is kept and lost, γ and β, the full formula.
+
+References are closed forms, hand numbers from the seed articles, scipy and (where installed) PyTorch —
+never values copied from the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import lnlib
+from lnlib import invariance, pitfalls, plots, tables, widgets
+
+APPLE = [2.0, 4.0, 6.0, 8.0]
+
+
+def _cells(html: str) -> list[str]:
+    """The text of every <td> in rendered HTML, stripped."""
+    import re
+
+    return [c.strip() for c in re.findall(r"<td[^>]*>([^<]*)</td>", html)]
+
+
+# --- 04: ε ------------------------------------------------------------------------------------------------------
+
+
+def test_constant_row_is_zero_with_eps_and_undefined_without(recwarn):
+    assert np.array_equal(lnlib.normalize([3, 3, 3, 3], eps=1e-5), np.zeros(4))
+    assert np.all(np.isnan(lnlib.normalize([3, 3, 3, 3], eps=0)))
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("eps", [1e-5, 1e-2, 1.0, 5.0])
+def test_variance_of_xhat_is_sigma2_over_sigma2_plus_eps(eps):
+    # [2, 4, 6, 8]: σ² = 20 / 4 = 5 by hand
+    xhat = lnlib.normalize(APPLE, eps=eps)
+    assert np.var(xhat) == pytest.approx(5 / (5 + eps), rel=1e-12)
+    assert np.mean(xhat) == pytest.approx(0, abs=1e-12)
+
+
+def test_epsilon_summary_shows_the_ratio():
+    frame = tables.epsilon_summary(APPLE, 1.0).frame
+    assert frame["σ² / (σ² + ε)"].iloc[0] == pytest.approx(5 / 6)
+    assert frame["x̂ 的方差"].iloc[0] == pytest.approx(5 / 6)
+    assert frame["σ²"].iloc[0] == pytest.approx(5.0)
+
+
+def test_eps_inside_the_root_versus_added_to_sigma():
+    eps = 1e-5
+    x = 5 + 0.001 * np.array([-3.0, -1.0, 1.0, 3.0])  # σ² = 5e-6 by hand
+    inside = lnlib.normalize(x, eps=eps)
+    outside = pitfalls.normalize_std_plus_eps(x, eps=eps)
+    assert inside[0] == pytest.approx(-0.003 / math.sqrt(5e-6 + eps), rel=1e-6)  # ≈ −0.775
+    assert outside[0] == pytest.approx(-0.003 / (math.sqrt(5e-6) + eps), rel=1e-6)  # ≈ −1.336
+    assert abs(inside[0] - outside[0]) > 0.5
+    big = 5 + np.array([-3.0, -1.0, 1.0, 3.0])
+    assert np.allclose(lnlib.normalize(big, eps=eps), pitfalls.normalize_std_plus_eps(big, eps=eps), atol=1e-4)
+
+
+def test_eps_placement_table_gap_grows_as_spread_shrinks():
+    rows = {f"s = {s:g}": 5 + s * np.array([-3.0, -1.0, 1.0, 3.0]) for s in (1, 0.1, 0.01, 0.001, 0.0001)}
+    gaps = tables.eps_placement_table(rows, eps=1e-5).frame["相差"].to_numpy()
+    assert np.all(np.diff(gaps) > 0)
+    assert gaps[0] < 1e-5 and gaps[-1] > 1
+
+
+def test_divide_by_d_versus_d_minus_1():
+    assert lnlib.std(APPLE) == pytest.approx(math.sqrt(5))  # 2.236
+    assert pitfalls.std_unbiased(APPLE) == pytest.approx(math.sqrt(20 / 3))  # 2.582
+    assert pitfalls.std_unbiased(APPLE) == pytest.approx(np.std(APPLE, ddof=1))
+    assert round(float(lnlib.std(APPLE)), 3) == 2.236
+    assert round(float(pitfalls.std_unbiased(APPLE)), 3) == 2.582
+    wrong = pitfalls.normalize_unbiased(APPLE, eps=0)
+    assert np.allclose(wrong, np.array([-3, -1, 1, 3]) / math.sqrt(20 / 3))
+    assert np.var(wrong) == pytest.approx(3 / 4)
+    frame = tables.ddof_table(APPLE).frame
+    assert frame["σ"].to_list() == pytest.approx([math.sqrt(5), math.sqrt(20 / 3)])
+    with pytest.raises(ValueError, match="d = 1"):
+        pitfalls.variance_unbiased([3.0])
+
+
+def test_unbiased_matches_torch_std_default():
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([APPLE], dtype=torch.float64)
+    assert float(torch.std(t)) == pytest.approx(float(pitfalls.std_unbiased(APPLE)))
+    assert float(torch.std(t, unbiased=False)) == pytest.approx(float(lnlib.std(APPLE)))
+
+
+def test_torch_layer_norm_puts_eps_inside_the_root():
+    torch = pytest.importorskip("torch")
+    x = 5 + 0.001 * np.array([[-3.0, -1.0, 1.0, 3.0]])
+    ref = torch.nn.functional.layer_norm(torch.tensor(x), (4,), eps=1e-5).numpy()
+    assert np.allclose(lnlib.normalize(x, eps=1e-5), ref, atol=1e-9)
+    assert not np.allclose(pitfalls.normalize_std_plus_eps(x, eps=1e-5), ref, atol=1e-2)
+
+
+def test_epsilon_explorer_callbacks():
+    ex = widgets.EpsilonExplorer("3, 3.002, 2.998, 3", eps=1e-5)
+    # σ² = 2e-6: Var(x̂) = 2e-6 / (2e-6 + 1e-5) = 1/6, x̂₂ = 0.002 / √1.2e-5 = 0.577
+    assert "0.166667" in _cells(ex.summary.value)
+    assert "0.577" in _cells(ex.table.value)
+    ex.eps.value = 1e-8
+    assert "0.995025" in _cells(ex.summary.value)  # 2e-6 / (2e-6 + 1e-8)
+    assert "1.411" in _cells(ex.table.value)  # 0.002 / √(2.01e-6)
+    ex.eps.value = 1.0
+    assert "0.000" in _cells(ex.table.value)
+    png = ex.plot.value
+    ex.text.value = "2, 4, 6, 8"
+    assert "0.833333" in _cells(ex.summary.value)  # 5 / (5 + 1)
+    assert ex.plot.value != png
+    ex.text.value = "2, x, 6"
+    assert "不是数字" in ex.message.value
+    assert "0.833333" in _cells(ex.summary.value)  # last valid state kept
+    ex.eps.value = 1e-8
+    assert ex.message.value == ""
+    assert "-1.342" in _cells(ex.table.value)
+
+
+def test_epsilon_plot_is_a_figure():
+    fig = plots.epsilon_plot([3, 3.002, 2.998, 3], 1e-5)
+    assert len(fig.axes) == 2
+    assert plots.to_png(fig).startswith(b"\x89PNG")
+    assert len(plots.epsilon_plot([3, 3, 3, 3], 1e-5).axes) == 2  # a constant row draws too
+
+
+# --- 05: kept and lost ------------------------------------------------------------------------------------------
+
+XHAT_APPLE = [-1.342, -0.447, 0.447, 1.342]  # seed 000, by hand: [−3, −1, 1, 3] / √5
+
+
+@pytest.mark.parametrize("row", [[2, 4, 6, 8], [20, 40, 60, 80], [12, 14, 16, 18]])
+def test_scale_and_shift_are_lost(row):
+    assert np.allclose(lnlib.normalize(row, eps=0), XHAT_APPLE, atol=5e-4)
+    assert np.allclose(lnlib.normalize(row, eps=0), stats.zscore(row, ddof=0))
+
+
+def test_swap_example_keeps_the_pattern():
+    assert np.allclose(lnlib.normalize([2, 6, 4, 8]), [-1.342, 0.447, -0.447, 1.342], atol=5e-4)
+    assert np.allclose(lnlib.normalize([2, 6, 4, 8], eps=0), np.array([-3, 1, -1, 3]) / math.sqrt(5))
+
+
+def test_negative_scale_flips_the_sign():
+    assert np.allclose(lnlib.normalize([-2, -4, -6, -8], eps=0), -np.array(XHAT_APPLE), atol=5e-4)
+
+
+# Ba, Kiros & Hinton (2016), Table 1, the LayerNorm row — typed here from the paper, not from lnlib.
+PAPER_LAYER_NORM_ROW = {
+    "weight_matrix_rescale": True,
+    "weight_matrix_recenter": True,
+    "weight_vector_rescale": False,
+    "dataset_rescale": True,
+    "dataset_recenter": False,
+    "single_case_rescale": True,
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_table1_layer_norm_row(seed):
+    computed = {v.transform.key: v.invariant for v in invariance.verdicts("layer", seed=seed)}
+    assert computed == PAPER_LAYER_NORM_ROW
+    changes = {v.transform.key: v.max_change for v in invariance.verdicts("layer", seed=seed)}
+    assert changes["weight_vector_rescale"] > 1e-3 and changes["dataset_recenter"] > 1e-3
+
+
+def test_table1_accepts_a_normalization_function():
+    """The normalization is a parameter: an identity "norm" is invariant to nothing that changes the layer."""
+    verdicts = {v.transform.key: v.invariant for v in invariance.verdicts(lambda a: a)}
+    assert not any(verdicts.values())
+    ln = lambda a: lnlib.layer_norm(a, eps=0.0)  # noqa: E731
+    assert {v.transform.key: v.invariant for v in invariance.verdicts(ln)} == PAPER_LAYER_NORM_ROW
+
+
+def test_linear_then_norm_is_layer_norm_of_the_product():
+    rng = np.random.default_rng(3)
+    W, X = rng.normal(size=(4, 5)), rng.normal(size=(6, 5))
+    expected = stats.zscore(X @ W.T, axis=1, ddof=0)
+    assert np.allclose(invariance.linear_then_norm(W, X, "layer"), expected)
+
+
+def test_invariance_table_shows_the_verdicts():
+    frame = tables.invariance_table(["layer"]).frame
+    marks = frame["层归一化（LayerNorm）：不变？"].to_list()
+    assert marks == ["✓" if PAPER_LAYER_NORM_ROW[t.key] else "✗" for t in invariance.TRANSFORMS]
+    assert marks.count("✓") == 4
+    assert "✗" in tables.invariance_table(["layer"]).to_html()
+
+
+def test_scale_shift_explorer_callbacks():
+    ex = widgets.ScaleShiftExplorer("2, 4, 6, 8")
+    cells = _cells(ex.table.value)
+    assert cells[:4] == ["2.000", "4.000", "6.000", "8.000"]
+    ex.scale.value = 10.0
+    cells = _cells(ex.table.value)
+    assert ["20.000", "40.000", "60.000", "80.000", "50.000", "22.361"] == cells[6:12]  # 10·x: μ = 50, σ = 10√5
+    assert ["-1.342", "-0.447", "0.447", "1.342"] == cells[12:16]
+    ex.shift.value = -30
+    cells = _cells(ex.table.value)
+    assert ["-10.000", "10.000", "30.000", "50.000", "20.000"] == cells[6:11]
+    assert ["-1.342", "-0.447", "0.447", "1.342"] == cells[12:16]
+    ex.text.value = "2, 6, 4, 8"
+    assert ["-1.342", "0.447", "-0.447", "1.342"] == _cells(ex.table.value)[12:16]
+    before = ex.table.value
+    ex.text.value = "2, , 4"
+    assert "逗号" in ex.message.value and ex.table.value == before
+    lo, hi = ex._ylim()
+    assert hi >= 10 * 8 + 50 and lo <= -(10 * 8 + 50)

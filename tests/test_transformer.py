@@ -1,0 +1,124 @@
+"""lnlib.transformer: softmax/attention against closed forms, the hand-written backward against finite differences,
+and the depth pattern of Xiong et al. (2020), Theorem 1."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lnlib import transformer as T
+
+
+def test_softmax_matches_the_definition_and_survives_large_logits():
+    z = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+    e = np.exp(z)
+    np.testing.assert_allclose(T.softmax(z), e / e.sum(axis=1, keepdims=True), rtol=1e-12)
+    big = T.softmax([1000.0, 1001.0])
+    np.testing.assert_allclose(big, [1 / (1 + np.e), np.e / (1 + np.e)], rtol=1e-12)
+
+
+def test_entropy_closed_forms():
+    assert T.entropy([0.25, 0.25, 0.25, 0.25]) == pytest.approx(np.log(4))
+    assert T.entropy([1.0, 0.0, 0.0]) == pytest.approx(0.0)
+    assert T.entropy([0.5, 0.5]) == pytest.approx(np.log(2))
+
+
+def test_attention_by_hand():
+    q = np.array([[1.0, 0.0]])
+    k = np.array([[1.0, 0.0], [0.0, 1.0]])
+    v = np.array([[10.0, 0.0], [0.0, 10.0]])
+    out, w = T.attention(q, k, v)
+    a = np.exp(1 / np.sqrt(2))  # logits 1/√2 and 0
+    np.testing.assert_allclose(w, [[a / (a + 1), 1 / (a + 1)]], rtol=1e-12)
+    np.testing.assert_allclose(out, [[10 * a / (a + 1), 10 / (a + 1)]], rtol=1e-12)
+    _, masked = T.attention(q, k, v, mask=[[True, False]])
+    np.testing.assert_allclose(masked, [[1.0, 0.0]])
+
+
+def test_deepnorm_constants():
+    alpha, beta = T.deepnorm_constants(6)
+    assert alpha == pytest.approx(12**0.25) and beta == pytest.approx(48**-0.25)
+    with pytest.raises(ValueError):
+        T.deepnorm_constants(0)
+
+
+@pytest.mark.parametrize("norm", T.NORMS)
+def test_backward_matches_finite_differences(norm):
+    stack = T.make_stack(norm, 2, 4, seed=3)
+    rng = np.random.default_rng(0)
+    x, t = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
+    grads = T.stack_backward(stack, x, t)
+    h = 1e-6
+    for sub, g in zip(stack.sublayers, grads, strict=True):
+        for name, w in sub.w.items():
+            num = np.zeros_like(w)
+            for idx in np.ndindex(w.shape):
+                old = w[idx]
+                w[idx] = old + h
+                up = T.stack_loss(stack, x, t)
+                w[idx] = old - h
+                down = T.stack_loss(stack, x, t)
+                w[idx] = old
+                num[idx] = (up - down) / (2 * h)
+            np.testing.assert_allclose(g[name], num, rtol=1e-5, atol=1e-8, err_msg=f"{norm} {sub.kind} {name}")
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+def test_ffn_gradient_norms_are_the_w2_gradients(norm):
+    """ffn_gradient_norms(...)[l] is ‖∂L/∂W2‖ of layer l: compare layer 0 and the last layer with finite differences
+    on a few entries, and the norm with the full hand-written gradient."""
+    width, depth = 4, 3
+    norms = T.ffn_gradient_norms(norm, depth, width, seed=1)
+    assert norms.shape == (depth,)
+    stack = T.make_stack(norm, depth, width, seed=1)
+    x, t = T.batch_and_target(width, seed=1)
+    for layer in (0, depth - 1):
+        w2 = stack.ffn(layer).w["w2"]
+        num = np.zeros_like(w2)
+        for idx in np.ndindex(w2.shape):
+            old = w2[idx]
+            w2[idx] = old + 1e-6
+            up = T.stack_loss(stack, x, t)
+            w2[idx] = old - 1e-6
+            down = T.stack_loss(stack, x, t)
+            w2[idx] = old
+            num[idx] = (up - down) / 2e-6
+        assert norms[layer] == pytest.approx(np.linalg.norm(num), rel=1e-5)
+
+
+def test_fixed_seed_is_deterministic_and_seed_matters():
+    a = T.ffn_gradient_norms("post", 4, 16, seed=0)
+    np.testing.assert_array_equal(a, T.ffn_gradient_norms("post", 4, 16, seed=0))
+    assert not np.allclose(a, T.ffn_gradient_norms("post", 4, 16, seed=1))
+
+
+def test_xiong_pattern_at_initialization():
+    """Xiong et al. (2020), Theorem 1: the last layer's W2 gradient stays O(1) in depth for Post-LN and shrinks like
+    1/√L for Pre-LN; Pre-LN gradients do not grow toward the output."""
+    width = 64
+    post = {depth: T.ffn_gradient_norms("post", depth, width) for depth in (3, 6, 12, 24)}
+    pre = {depth: T.ffn_gradient_norms("pre", depth, width) for depth in (3, 6, 12, 24)}
+    post_last = np.array([g[-1] for g in post.values()])
+    pre_last = np.array([g[-1] for g in pre.values()])
+    assert post_last.max() / post_last.min() < 1.3  # Post-LN: independent of depth
+    assert np.all(np.diff(pre_last) < 0)  # Pre-LN: shrinking with depth ...
+    assert pre_last[0] / pre_last[-1] == pytest.approx(np.sqrt(24 / 3), rel=0.3)  # ... like 1/√L
+    assert np.all(post_last > 1.3 * pre_last)  # near the output, Post-LN gradients are the larger ones
+    for g in pre.values():
+        assert g[-1] < g[0]  # Pre-LN: no growth toward the output
+
+
+def test_residual_scales():
+    post = T.residual_scales("post", 8, 32)
+    pre = T.residual_scales("pre", 8, 32)
+    none = T.residual_scales("none", 8, 32)
+    np.testing.assert_allclose(post[1:], 1.0, rtol=1e-4)  # LN output: unit RMS
+    assert np.all(np.diff(pre) > 0) and np.all(np.diff(none) > 0)
+    assert none[-1] > 3 * pre[-1]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="norm"):
+        T.ffn_gradient_norms("mid", 3, 8)
+    with pytest.raises(ValueError, match="depth"):
+        T.ffn_gradient_norms("post", 0, 8)

@@ -1,0 +1,108 @@
+"""Make student copies of the notebooks: the same lessons without any worked solution.
+
+    python tools/make_student.py               # -> build/student/
+    python tools/make_student.py --out DIR
+
+For every notebooks/NN-slug.ipynb:
+- every exercise cell (one that calls `lnlib.check("NN.name", answer)`) is reset to its placeholder
+  `answer = None  # 在这里填写` + the check call, and its outputs and execution count are cleared;
+- cells tagged `solution` (or `remove-cell`) and markdown `<details>` blocks whose summary mentions 答案 / 解答
+  are removed;
+- a sentence pointing at notebooks/solutions/ is replaced by one saying the teacher hands out the answers.
+Everything else (prose, tables, plots, generated navigation) is copied as is. notebooks/solutions/ is never copied.
+Notebooks added later are picked up without edits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+DEFAULT_OUT = ROOT / "build" / "student"
+PLACEHOLDER = "answer = None  # 在这里填写"
+CHECK_CALL = re.compile(r'lnlib\.check\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*answer\s*\)')
+SOLUTION_TAGS = {"solution", "remove-cell"}
+SOLUTION_DETAILS = re.compile(r"<details>\s*<summary>[^<]*(答案|解答|参考)[^<]*</summary>.*?</details>\s*", re.S)
+SOLUTIONS_SENTENCE = re.compile(r"[^。\n]*notebooks/solutions/?[^。\n]*。?")
+TEACHER_SENTENCE = "参考答案由老师另行发放。"
+
+README = """# 学生版笔记本
+
+这些笔记本和课程正文相同，只是练习单元格都重置为 `answer = None  # 在这里填写`，不含参考答案。
+把 `answer = None` 改成你的答案再运行，`lnlib.check` 会告诉你对不对。运行前需要安装课程的 `lnlib` 包
+（在课程仓库根目录运行 `make lab`，或 `pip install -r binder/requirements.txt`）。
+"""
+
+
+def placeholder(names: list[str]) -> str:
+    return "\n\n".join(f'{PLACEHOLDER}\nlnlib.check("{name}", answer)' for name in names)
+
+
+def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
+    """Turn a notebook into its student copy in place; return counts of what was changed."""
+    stats = {"exercises": 0, "removed": 0}
+    cells = []
+    for cell in nb.cells:
+        if SOLUTION_TAGS & set(cell.metadata.get("tags", [])):
+            stats["removed"] += 1
+            continue
+        if cell.cell_type == "markdown":
+            text = SOLUTION_DETAILS.sub("", cell.source)
+            text = SOLUTIONS_SENTENCE.sub(TEACHER_SENTENCE, text)
+            if not text.strip():
+                stats["removed"] += 1
+                continue
+            cell.source = text
+        elif cell.cell_type == "code":
+            names = CHECK_CALL.findall(cell.source)
+            if names:
+                cell.source = placeholder(names)
+                cell.outputs = []
+                cell.execution_count = None
+                stats["exercises"] += len(names)
+        cells.append(cell)
+    nb.cells = cells
+    return stats
+
+
+def build(out: Path = DEFAULT_OUT, *, notebooks: Path = NOTEBOOKS, quiet: bool = False) -> list[Path]:
+    """Write the student copies into `out` (emptied first); return their paths in course order."""
+    paths = sorted(notebooks.glob("[0-9][0-9]-*.ipynb"))
+    if not paths:
+        raise SystemExit(f"no notebooks in {notebooks}")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    written = []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        stats = studentize(nb)
+        target = out / path.name
+        nbformat.write(nb, target)
+        written.append(target)
+        if not quiet:
+            print(f"{path.name}: {stats['exercises']} exercises reset, {stats['removed']} solution cells removed",
+                  flush=True)
+    (out / "README.md").write_text(README, encoding="utf-8")
+    return written
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (emptied first)")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    paths = build(args.out)
+    print(f"{len(paths)} student notebooks in {args.out} in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
