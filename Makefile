@@ -36,5 +36,13 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/nav.py
 	$(BIN)/python tools/run_notebooks.py
 
+# Course delivery (docs/teacher-guide.md): the static site and the student copies, built offline from the notebooks.
+.PHONY: site student
+site: $(STAMP)
+	$(BIN)/python tools/build_site.py --out build/site
+
+student: $(STAMP)
+	$(BIN)/python tools/make_student.py --out build/student
+
 clean:
 	rm -rf $(VENV) build

@@ -31,12 +31,25 @@ class Moments(NamedTuple):
                 return (x64 - self.mean) - self.shift
             return (x64 / self.scale - self.mean) - self.shift
 
+    def variance(self) -> np.ndarray:
+        """σ² = scale²·var; 0 stays 0 even when scale² overflows (a constant row of ±1e308), beyond float64 is inf."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.where(self.var == 0, 0.0, self.scale * self.scale * self.var)
+
+    def std_eps(self, eps: float) -> np.ndarray:
+        """√(σ² + ε) in the units of x. A constant row (var = 0) gives √ε even where ε/scale² underflows."""
+        with np.errstate(all="ignore"):
+            return np.where(self.var == 0, np.sqrt(eps), self.scale * np.sqrt(self.var + eps / self.scale / self.scale))
+
     def xhat(self, x64: np.ndarray, eps: float) -> np.ndarray:
         """(x − μ) / √(σ² + ε), written in the scaled quantities so it stays finite."""
         with np.errstate(all="ignore"):
             if np.all(self.scale == 1):
                 return self.centered(x64) / np.sqrt(self.var + eps)
-            return self.centered(x64) / np.sqrt(self.var + eps / self.scale / self.scale)
+            denom = np.sqrt(self.var + eps / self.scale / self.scale)
+            if eps > 0:  # a constant row of ±1e308: ε/scale² underflows to 0, but x − μ = 0 and 0/√ε = 0
+                denom = np.where(denom == 0, 1.0, denom)
+            return self.centered(x64) / denom
 
 
 def moments(x: np.ndarray, axes: tuple[int, ...]) -> Moments:

@@ -30,7 +30,7 @@ def layer_norm_backward(dy, x, gamma=None, *, eps: float = 1e-5, axis=-1):
     x64 = arr.astype(np.float64)
     with np.errstate(all="ignore"):
         xhat = m.xhat(x64, eps)
-        rstd = 1.0 / (m.scale * np.sqrt(m.var + eps / m.scale / m.scale))
+        rstd = 1.0 / m.std_eps(eps)
         dy64 = grad.astype(np.float64)
         g = dy64 if g_param is None else dy64 * g_param
         dx = rstd * (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _fast
 from ._checks import as_real_array, check_eps, check_nonempty, normalized_axes, param_array, result_dtype
 from ._stats import moments, to_dtype
 
@@ -42,6 +43,8 @@ def layer_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=-1) -> np.nd
     check_nonempty(arr, axes)
     g = param_array(gamma, arr, axes, "gamma")
     b = param_array(beta, arr, axes, "beta")
+    if _fast.applies(arr, axes):  # big float32/float64 input over trailing axes: blocked, threaded (lnlib/_fast.py)
+        return _fast.layer_norm_trailing(arr, len(axes), g, b, eps, result_dtype(arr, g, b))
     return _affine(moments(arr, axes).xhat(arr, eps), arr.dtype, g, b)
 
 
@@ -131,7 +134,7 @@ class BatchNorm:
         n = int(np.prod([arr.shape[a] for a in batch_axes]))
         with np.errstate(over="ignore"):  # a variance beyond float64 (|x| ~ 1e308) is inf, silently
             batch_mean = (m.scale * (m.mean + m.shift)).reshape(-1)
-            batch_var = (m.scale * m.scale * m.var).reshape(-1)
+            batch_var = m.variance().reshape(-1)
             self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * batch_mean
             self.running_var = (1 - self.momentum) * self.running_var + self.momentum * batch_var * n / (n - 1)
         return _affine(m.xhat(arr, self.eps), arr.dtype, gamma, beta)
@@ -160,5 +163,5 @@ def rms_norm(x, gamma=None, *, eps: float = 1e-6, axis=-1) -> np.ndarray:
         peak = np.max(np.abs(x64), axis=axes, keepdims=True)
         s = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)  # scale first: x² may overflow float64
         xs = x64 / s
-        out = xs / np.sqrt(np.mean(xs * xs, axis=axes, keepdims=True) + eps / (s * s))
+        out = xs / np.sqrt(np.mean(xs * xs, axis=axes, keepdims=True) + eps / s / s)  # not s·s: it underflows
     return _affine(out, arr.dtype, g, None)

@@ -61,6 +61,20 @@ def to_png(fig: Figure, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
+def _show_figures_in_ipython() -> None:
+    """Let a returned Figure display as a PNG in Jupyter without pyplot or `%matplotlib inline`."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.display_formatter.formatters["image/png"].for_type(Figure, to_png)
+
+
+_show_figures_in_ipython()
+
+
 def number(v: float) -> str:
     """Up to three decimals, trailing zeros dropped: 8, -1.342, 0.447."""
     text = f"{v:.3f}".rstrip("0").rstrip(".")

@@ -40,8 +40,7 @@ def variance(x) -> np.ndarray:
     """σ²: the mean squared deviation of each row, divided by d (the biased variance LayerNorm uses)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
-    with np.errstate(over="ignore"):
-        return to_dtype((m.scale * m.scale * m.var)[..., 0], arr.dtype)
+    return to_dtype(m.variance()[..., 0], arr.dtype)
 
 
 def std(x) -> np.ndarray:
@@ -105,8 +104,8 @@ def layer_norm_steps(x, gamma=None, beta=None, eps: float = 1e-5) -> LayerNormSt
     x64 = arr.astype(np.float64)
     with np.errstate(all="ignore"):
         centered = m.scale * m.centered(x64)
-        var = m.scale * m.scale * m.var
-        std_eps = m.scale * np.sqrt(m.var + eps / m.scale / m.scale)
+        var = m.variance()
+        std_eps = m.std_eps(eps)
         normalized = m.xhat(x64, eps)
     normalized = to_dtype(normalized, dtype)
     with np.errstate(over="ignore"):

@@ -10,17 +10,16 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import nbformat
-import pytest
-import yaml
-from conftest import NOTEBOOKS, ROOT, SOLUTIONS, notebook_paths
-from nbclient import NotebookClient
-
 import build_site
 import course
 import hub_link
 import make_student
 import nav
+import nbformat
+import pytest
+import yaml
+from conftest import NOTEBOOKS, ROOT, SOLUTIONS, notebook_paths
+from nbclient import NotebookClient
 
 PATHS = notebook_paths()
 IDS = [p.stem for p in PATHS]
@@ -272,7 +271,8 @@ def test_student_exercise_cells_are_placeholders(student, path):
     assert exercise_names(copy) == exercise_names(original), "an exercise went missing"
     for cell in copy.cells:
         if cell.cell_type == "code" and make_student.CHECK_CALL.search(cell.source):
-            assert cell.source == make_student.placeholder(make_student.CHECK_CALL.findall(cell.source))
+            names = make_student.CHECK_CALL.findall(cell.source)
+            assert cell.source == make_student.placeholder(names, make_student.imports_of(cell.source))
             assert cell.outputs == [] and cell.execution_count is None
         assert not make_student.SOLUTION_TAGS & set(cell.metadata.get("tags", []))
     text = "\n".join(c.source for c in copy.cells)
@@ -309,7 +309,8 @@ def test_studentize_removes_filled_answers_and_solution_cells():
         nbformat.v4.new_code_cell(f'answer = {float(answers["03.mean_wo"])}\nlnlib.check("03.mean_wo", answer)',
                                   outputs=[nbformat.v4.new_output("stream", text="✓ 正确！（03.mean_wo）\n")],
                                   execution_count=3),
-        nbformat.v4.new_code_cell("answer = 500  # 方差\nlnlib.check( \"03.variance_chi\" , answer )"),
+        nbformat.v4.new_code_cell("import lnlib\nchi = lnlib.TOKEN_MATRIX[1]\nanswer = ((chi - chi.mean()) ** 2).mean()"
+                                  "  # 500\nlnlib.check( \"03.variance_chi\" , answer )"),
         nbformat.v4.new_code_cell("wo - wo.mean()", metadata={"tags": ["solution"]}),
         nbformat.v4.new_markdown_cell("**练习 3**\n\n<details><summary>参考答案</summary>\n\nμ = 5\n</details>\n"),
         nbformat.v4.new_markdown_cell("<details>\n<summary>查看解答</summary>[1.342, 0.447]</details>"),
@@ -320,9 +321,9 @@ def test_studentize_removes_filled_answers_and_solution_cells():
     assert sources[0] == make_student.TEACHER_SENTENCE + "先自己算，再去对照。"
     assert sources[1] == 'answer = None  # 在这里填写\nlnlib.check("03.mean_wo", answer)'
     assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None
-    assert sources[2] == 'answer = None  # 在这里填写\nlnlib.check("03.variance_chi", answer)'
+    assert sources[2] == 'import lnlib\n\nanswer = None  # 在这里填写\nlnlib.check("03.variance_chi", answer)'
     assert sources[3] == "**练习 3**\n\n"
-    assert not any("5.0" in s or "500" in s or "1.342" in s or "wo.mean" in s for s in sources)
+    assert not any(leak in s for s in sources for leak in ("5.0", "500", "1.342", "wo.mean", "chi ="))
 
 
 # ------------------------------------------------------------------ Hub links, licences, citation
@@ -388,7 +389,7 @@ def test_teacher_guide_covers_every_lesson_and_every_way_to_run_it():
     for lesson in course.LESSONS:
         found = [s for s in sections if s.startswith(f"第 {lesson.number} 篇")]
         assert found, f"teacher guide: no section '### 第 {lesson.number} 篇'"
-        for item in GUIDE_ITEMS[1 if lesson.number == 0 else 0:]:
+        for item in GUIDE_ITEMS:
             assert f"**{item}" in found[0], f"第 {lesson.number} 篇: missing **{item}**"
     for must in ("Binder", "nbgitpuller", "tools/hub_link.py", "user-redirect/git-pull", "make site", "make student",
                  "离线", "LICENSE", "CC BY 4.0"):

@@ -208,3 +208,163 @@ def test_scale_shift_explorer_callbacks():
     assert "逗号" in ex.message.value and ex.table.value == before
     lo, hi = ex._ylim()
     assert hi >= 10 * 8 + 50 and lo <= -(10 * 8 + 50)
+
+
+# --- 06: γ and β ------------------------------------------------------------------------------------------------
+
+
+def test_worked_gamma_beta_example():
+    y = lnlib.layer_norm(APPLE, [2, 1, 1, 1], [0.5, 0, 0, 0], eps=0)
+    assert 2 * -1.342 + 0.5 == pytest.approx(-2.184)  # the hand calculation with the rounded x̂₁
+    assert y[0] == pytest.approx(2 * (-3 / math.sqrt(5)) + 0.5)  # exact: −2.183
+    assert round(float(y[0]), 3) == -2.183
+    assert np.allclose(y[1:], XHAT_APPLE[1:], atol=5e-4)
+
+
+def test_initial_gamma_beta_is_identity():
+    x = lnlib.TOKEN_MATRIX
+    assert np.array_equal(lnlib.layer_norm(x, np.ones(4), np.zeros(4)), lnlib.layer_norm(x))
+    assert np.allclose(lnlib.layer_norm(x, eps=0), stats.zscore(x, axis=1, ddof=0))
+
+
+def test_gamma_beta_are_shared_by_every_token():
+    gamma, beta = np.array([2.0, -1.0, 0.5, 3.0]), np.array([0.5, 1.0, -2.0, 0.0])
+    x = lnlib.TOKEN_MATRIX
+    y = lnlib.layer_norm(x, gamma, beta, eps=0)
+    for i in range(3):
+        assert np.allclose(y[i], gamma * stats.zscore(x[i], ddof=0) + beta)
+    assert np.array_equal(y[1], y[2])  # 吃 and 苹果 stay identical
+
+
+def test_after_gamma_beta_mean_and_variance_move():
+    gamma, beta = np.array([2.0, 1.0, 1.0, 1.0]), np.array([0.5, 0.0, 0.0, 0.0])
+    y = lnlib.layer_norm(APPLE, gamma, beta, eps=0)
+    xhat = np.array([-3.0, -1.0, 1.0, 3.0]) / math.sqrt(5)
+    assert np.mean(y) == pytest.approx(np.mean(gamma * xhat + beta))  # (−2.183 + 1.342) / 4 ≈ −0.21
+    assert np.mean(y) == pytest.approx((-3 / math.sqrt(5) * 2 + 0.5 + 3 / math.sqrt(5)) / 4)
+    assert np.var(y) == pytest.approx(np.var(gamma * xhat + beta))
+    assert abs(np.mean(y)) > 0.1 and abs(np.var(y) - 1) > 0.5
+    frame = tables.row_stats_table(lnlib.layer_norm(lnlib.TOKEN_MATRIX, gamma, beta, eps=0)).frame
+    assert frame["y 的均值"].iloc[2] == pytest.approx(np.mean(y))
+
+
+def test_layer_norm_with_affine_matches_torch():
+    torch = pytest.importorskip("torch")
+    gamma, beta = np.array([2.0, -1.0, 0.5, 3.0]), np.array([0.5, 1.0, -2.0, 0.0])
+    x = lnlib.TOKEN_MATRIX
+    ref = torch.nn.functional.layer_norm(torch.tensor(x), (4,), torch.tensor(gamma), torch.tensor(beta), eps=1e-5)
+    assert np.allclose(lnlib.layer_norm(x, gamma, beta, eps=1e-5), ref.numpy(), atol=1e-12)
+    module = torch.nn.LayerNorm(4)
+    assert np.array_equal(module.weight.detach().numpy(), np.ones(4))  # γ starts at 1
+    assert np.array_equal(module.bias.detach().numpy(), np.zeros(4))  # β starts at 0
+
+
+def test_gamma_beta_explorer_callbacks():
+    ex = widgets.GammaBetaExplorer()
+    cells = _cells(ex.table.value)
+    assert cells[:4] == ["1.342", "0.447", "-0.447", "-1.342"]  # 我 at γ = 1, β = 0
+    png = ex.plot.value
+    ex.gammas[0].value = 2.0
+    ex.betas[0].value = 0.5
+    cells = _cells(ex.table.value)
+    assert cells[0] == "3.183"  # 我: 2 · 1.342 + 0.5
+    assert cells[4] == cells[8] == "-2.183"  # 吃 and 苹果: 2 · (−1.342) + 0.5, shared γ/β
+    assert cells[4:8] == cells[8:12]
+    assert ex.plot.value != png
+    stats_cells = _cells(ex.stats.value)
+    assert stats_cells[2] == f"{(2 * -3 / math.sqrt(5) + 0.5 + 3 / math.sqrt(5)) / 4:.3f}"  # 吃: mean of y
+    ex.gammas[3].value = -1.0
+    ex.betas[3].value = 1.0
+    cells = _cells(ex.table.value)
+    assert cells[7] == f"{-3 / math.sqrt(5) + 1:.3f}"  # 吃, 第 4 维: −1.342 + 1
+    assert cells[4:8] == cells[8:12]
+
+
+def test_value_heatmap_is_a_figure():
+    fig = plots.value_heatmap(lnlib.TOKEN_MATRIX, title="t")
+    assert len(fig.axes) == 2  # the grid and its colorbar
+    assert plots.to_png(fig).startswith(b"\x89PNG")
+
+
+# --- 07: the full formula ---------------------------------------------------------------------------------------
+
+GAMMA = np.array([2.0, 1.0, 1.0, 0.5])
+BETA = np.array([0.5, 0.0, 0.0, -1.0])
+
+
+def _reference(x, gamma, beta, eps, axes):
+    """y = γ ⊙ (x − μ)/√(σ² + ε) + β written out with numpy (np.var is ÷ d)."""
+    x = np.asarray(x, dtype=np.float64)
+    mu = x.mean(axis=axes, keepdims=True)
+    var = x.var(axis=axes, keepdims=True)
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta
+
+
+def _batch():
+    other = np.array([[1.0, 2.0, 3.0, 6.0], [10.0, 0.0, 10.0, 0.0], [4.0, 4.0, 4.0, 4.0]])
+    return np.stack([lnlib.TOKEN_MATRIX, other])
+
+
+def test_matrix_shapes_and_values():
+    steps = lnlib.layer_norm_steps(lnlib.TOKEN_MATRIX, GAMMA, BETA)
+    assert steps.mean.shape == steps.variance.shape == (3,)
+    assert steps.output.shape == (3, 4)
+    assert np.allclose(steps.output, _reference(lnlib.TOKEN_MATRIX, GAMMA, BETA, 1e-5, -1))
+    # by hand: 我 = [8, 6, 4, 2] → x̂ = [1.342, 0.447, −0.447, −1.342]
+    assert np.allclose(steps.output[0], [3.183, 0.447, -0.447, -1.671], atol=5e-4)
+
+
+def test_batch_seq_d_tensor():
+    b = _batch()
+    steps = lnlib.layer_norm_steps(b, GAMMA, BETA)
+    assert steps.mean.shape == (2, 3)
+    assert np.array_equal(steps.mean, [[5, 50, 5], [3, 5, 4]])
+    assert np.array_equal(steps.output[1, 2], BETA)  # the constant row: x̂ = 0, so y = β
+    assert np.allclose(lnlib.layer_norm(b, GAMMA, BETA), _reference(b, GAMMA, BETA, 1e-5, -1))
+
+
+def test_layer_norm_equals_steps_and_zscore():
+    b = _batch()
+    assert np.array_equal(lnlib.layer_norm(b, GAMMA, BETA), lnlib.layer_norm_steps(b, GAMMA, BETA).output)
+    moving = b[:, :2]
+    assert np.allclose(lnlib.layer_norm(moving, eps=0), stats.zscore(moving, axis=-1, ddof=0), rtol=0, atol=1e-12)
+
+
+def test_layer_norm_matches_torch_on_a_batch():
+    torch = pytest.importorskip("torch")
+    b = _batch()
+    ref = torch.nn.functional.layer_norm(torch.tensor(b), (4,), torch.tensor(GAMMA), torch.tensor(BETA), eps=1e-5)
+    assert np.allclose(lnlib.layer_norm(b, GAMMA, BETA), ref.numpy(), atol=1e-12)
+
+
+def test_several_trailing_axes():
+    b = _batch()
+    g, be = np.linspace(0.5, 2, 12).reshape(3, 4), np.linspace(-1, 1, 12).reshape(3, 4)
+    y = lnlib.layer_norm(b, g, be, axis=(-2, -1))
+    assert y.shape == (2, 3, 4)
+    assert np.allclose(y, _reference(b, g, be, 1e-5, (-2, -1)))
+    plain = lnlib.layer_norm(b, axis=(-2, -1), eps=0)
+    assert np.allclose(plain.reshape(2, 12), stats.zscore(b.reshape(2, 12), axis=-1, ddof=0))
+    with pytest.raises(ValueError):
+        lnlib.layer_norm(b, GAMMA, BETA, axis=(-2, -1))  # γ must have the normalized shape (3, 4)
+
+
+def test_several_trailing_axes_match_torch_normalized_shape():
+    torch = pytest.importorskip("torch")
+    b = _batch()
+    g, be = np.linspace(0.5, 2, 12).reshape(3, 4), np.linspace(-1, 1, 12).reshape(3, 4)
+    ref = torch.nn.functional.layer_norm(torch.tensor(b), (3, 4), torch.tensor(g), torch.tensor(be), eps=1e-5)
+    assert np.allclose(lnlib.layer_norm(b, g, be, axis=(-2, -1)), ref.numpy(), atol=1e-12)
+
+
+def test_exercise_answers_are_right_and_wrong_ones_rejected(capsys):
+    assert lnlib.check("07.my_layer_norm", _reference(lnlib.TOKEN_MATRIX, GAMMA, BETA, 1e-5, -1))
+    wrong_ddof = GAMMA * stats.zscore(lnlib.TOKEN_MATRIX, axis=-1, ddof=1) + BETA
+    assert not lnlib.check("07.my_layer_norm", wrong_ddof)
+    assert lnlib.check("07.shape_mu", (2, 3)) and not lnlib.check("07.shape_mu", (2, 3, 1))
+    assert lnlib.check("04.var_ratio", 5 / 6) and not lnlib.check("04.var_ratio", 1.0)
+    assert lnlib.check("04.unbiased_std", math.sqrt(2000 / 3)) and not lnlib.check("04.unbiased_std", math.sqrt(500))
+    assert lnlib.check("05.invariant_count", 4) and not lnlib.check("05.invariant_count", 6)
+    assert lnlib.check("06.y_apple", [0.5 * -1.3416 - 1, -0.4472, 0.4472, 2 * 1.3416 + 1])
+    assert not lnlib.check("06.y_apple", [-1.342, -0.447, 0.447, 1.342])
+    capsys.readouterr()

@@ -5,11 +5,12 @@ References are computed EXACTLY with fractions.Fraction from the input values, n
 tolerance is derived from the precision of the output dtype (plus a small float64 allowance), so a wrong formula,
 a lost digit or a float32 shortcut makes these tests fail.
 
-Properties (10): P1 per-slice mean ≈ 0 and variance ≈ σ²/(σ²+ε); P2 invariance to a positive scale (ε scaled with
+Properties (11): P1 per-slice mean ≈ 0 and variance ≈ σ²/(σ²+ε); P2 invariance to a positive scale (ε scaled with
 it); P3 invariance to a shift per slice; P4 layer_norm == layer_norm_steps and the stage functions agree with the
 steps; P5 batch_norm over axis 0 == layer_norm of the transpose; P6 layer_norm_backward == a numerical gradient;
 P7 finite input with ε > 0 never gives NaN or inf; P8 no RuntimeWarning for finite input; P9 inputs are never
-mutated or aliased; P10 rms_norm output has mean square ≈ m/(m+ε) with m = mean(x²).
+mutated or aliased; P10 rms_norm output has mean square ≈ m/(m+ε) with m = mean(x²); P11 big inputs (layer_norm's blocked fast
+path) give the numbers of the reference path. P1, P7, P8 and P10 run once per dtype family.
 """
 
 from __future__ import annotations
@@ -46,19 +47,30 @@ def _elements(dtype: np.dtype):
 
 @st.composite
 def arrays(draw, dtypes=FLOAT_DTYPES + INT_DTYPES, min_dims=1, max_dims=3, min_side=1, max_side=5):
-    """Random shape and dtype; values either anywhere in the range or clustered round one offset
-    (b + k·spacing(b)·2^j: the hard case, where the spread is a few ulps of the mean)."""
+    """Random shape and dtype. Float values come one of three ways: anywhere in the finite range; small integers
+    times 2^k with k anywhere in the exponent range (huge or tiny rows that still have a spread); or clustered
+    round one offset, b + k·spacing(b)·2^j (the spread is a few ulps of the mean: the hard case)."""
     dtype = np.dtype(draw(st.sampled_from(dtypes)))
     shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side))
-    if dtype.kind == "f" and draw(st.booleans()):
-        base = draw(_elements(dtype))
-        j = draw(st.integers(0, 12))
-        k = draw(hnp.arrays(np.int64, shape, elements=st.integers(-4, 4)))
-        with np.errstate(all="ignore"):
-            x = (dtype.type(base) + k * (np.spacing(dtype.type(base)) * dtype.type(2.0**j))).astype(dtype)
-        assume(np.all(np.isfinite(x)))
-        return x
-    return draw(hnp.arrays(dtype, shape, elements=_elements(dtype)))
+    how = draw(st.sampled_from(["anywhere", "scaled", "clustered"])) if dtype.kind == "f" else "anywhere"
+    if how == "anywhere":
+        return draw(hnp.arrays(dtype, shape, elements=_elements(dtype)))
+    k = draw(hnp.arrays(np.int64, shape, elements=st.integers(-8, 8)))
+    info = np.finfo(dtype)
+    with np.errstate(all="ignore"):
+        if how == "scaled":
+            e = draw(st.integers(int(info.minexp) - int(info.nmant), int(info.maxexp) - 4))
+            x = (k * np.ldexp(1.0, e)).astype(dtype)
+        else:
+            base = dtype.type(draw(_elements(dtype)))
+            j = draw(st.integers(0, 12))
+            x = (base + k * (np.spacing(base) * dtype.type(2.0**j))).astype(dtype)
+    assume(np.all(np.isfinite(x)))
+    return x
+
+
+FAMILIES = {"float16": [np.float16], "float32": [np.float32], "float64": [np.float64], "int": INT_DTYPES}
+by_family = pytest.mark.parametrize("family", list(FAMILIES))
 
 
 @st.composite
@@ -129,9 +141,10 @@ def elem_err(dtype, n: int, magnitude: float) -> float:
 # --- P1: per-slice mean ≈ 0 and variance ≈ σ²/(σ²+ε) ------------------------------------------------------------
 
 
-@given(x_and_axes(), st.sampled_from(EPS_VALUES))
-def test_p1_slices_have_mean_zero_and_variance_ratio(xa, eps):
-    x, axis = xa
+@by_family
+@given(data=st.data(), eps=st.sampled_from(EPS_VALUES))
+def test_p1_slices_have_mean_zero_and_variance_ratio(family, data, eps):
+    x, axis = data.draw(x_and_axes(dtypes=FAMILIES[family]))
     y = lnlib.layer_norm(x, eps=eps, axis=axis)
     assert y.shape == x.shape and y.dtype == out_dtype(x)
     for row_x, row_y in zip(slices(x, axis), slices(y, axis), strict=True):
@@ -305,16 +318,18 @@ def _whole_api(x, eps, axis):
     return outs
 
 
-@given(x_and_axes(), st.sampled_from([e for e in EPS_VALUES if e > 0]))
-def test_p7_finite_input_gives_finite_output(xa, eps):
-    x, axis = xa
+@by_family
+@given(data=st.data(), eps=st.sampled_from([e for e in EPS_VALUES if e > 0]))
+def test_p7_finite_input_gives_finite_output(family, data, eps):
+    x, axis = data.draw(x_and_axes(dtypes=FAMILIES[family]))
     for out in _whole_api(x, eps, axis):
         assert np.all(np.isfinite(out)), out
 
 
-@given(x_and_axes(), st.sampled_from(EPS_VALUES))
-def test_p8_no_runtime_warning_for_finite_input(xa, eps):
-    x, axis = xa
+@by_family
+@given(data=st.data(), eps=st.sampled_from(EPS_VALUES))
+def test_p8_no_runtime_warning_for_finite_input(family, data, eps):
+    x, axis = data.draw(x_and_axes(dtypes=FAMILIES[family]))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # every warning, not only RuntimeWarning
         _whole_api(x, eps, axis)
@@ -362,9 +377,10 @@ def test_p9_inputs_are_never_mutated(x, eps, data):
 # --- P10: RMSNorm -------------------------------------------------------------------------------------------------
 
 
-@given(x_and_axes(), st.sampled_from(EPS_VALUES))
-def test_p10_rms_norm_mean_square(xa, eps):
-    x, axis = xa
+@by_family
+@given(data=st.data(), eps=st.sampled_from(EPS_VALUES))
+def test_p10_rms_norm_mean_square(family, data, eps):
+    x, axis = data.draw(x_and_axes(dtypes=FAMILIES[family]))
     y = lnlib.rms_norm(x, eps=eps, axis=axis)
     assert y.dtype == out_dtype(x)
     for row_x, row_y in zip(slices(x, axis), slices(y, axis), strict=True):
@@ -377,6 +393,32 @@ def test_p10_rms_norm_mean_square(xa, eps):
         got = sum((Fraction(float(v)) ** 2 for v in row_y), Fraction(0)) / row_y.size
         bound = float(np.max(np.abs(row_y.astype(np.float64))))
         assert abs(float(got - ratio)) <= 2 * bound * e + e * e, (row_x, row_y, float(ratio))
+
+
+# --- P11: big inputs (the blocked fast path of layer_norm) give the reference numbers ---------------------------
+
+
+@given(arrays(dtypes=[np.float32, np.float64], min_dims=2, max_dims=2, max_side=8), st.sampled_from(EPS_VALUES),
+       st.booleans(), st.integers(1, 3), st.data())
+def test_p11_big_inputs_match_the_reference_path(x, eps, affine, lead, data):
+    """Tile a drawn block to ≥ 4096 values (the size where layer_norm switches to its blocked path) and compare
+    with layer_norm_steps, which always takes the reference path; also over the last two axes."""
+    reps = -(-4096 // x.size)
+    big = np.concatenate([x] * reps, axis=0)[None].repeat(lead, axis=0)  # (lead, rows, d)
+    d = x.shape[-1]
+    gamma = data.draw(moderate(x.dtype, (d,))) if affine else None
+    beta = data.draw(moderate(x.dtype, (d,))) if affine else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = lnlib.layer_norm(big, gamma, beta, eps=eps)
+        ref = lnlib.layer_norm_steps(big, gamma, beta, eps=eps).output
+        y2 = lnlib.layer_norm(big, eps=eps, axis=(-2, -1))
+        ref2 = lnlib.standardize(big, (1, 2), eps=eps)
+    assert y.dtype == ref.dtype and y.shape == big.shape
+    e = elem_err(y.dtype, d, 8 * math.sqrt(d) + 8)
+    np.testing.assert_allclose(y.astype(np.float64), ref.astype(np.float64), rtol=0, atol=2 * e)
+    e2 = elem_err(y2.dtype, big[0].size, math.sqrt(big[0].size))
+    np.testing.assert_allclose(y2.astype(np.float64), ref2.astype(np.float64), rtol=0, atol=2 * e2)
 
 
 @pytest.mark.skipif(bool(os.environ.get("LNLIB_HYPOTHESIS_PROFILE")), reason="a bug-hunting profile was chosen")

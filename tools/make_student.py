@@ -5,7 +5,8 @@
 
 For every notebooks/NN-slug.ipynb:
 - every exercise cell (one that calls `lnlib.check("NN.name", answer)`) is reset to its placeholder
-  `answer = None  # 在这里填写` + the check call, and its outputs and execution count are cleared;
+  `answer = None  # 在这里填写` + the check call (plain import lines of the cell are kept, nothing else), and its
+  outputs and execution count are cleared;
 - cells tagged `solution` (or `remove-cell`) and markdown `<details>` blocks whose summary mentions 答案 / 解答
   are removed;
 - a sentence pointing at notebooks/solutions/ is replaced by one saying the teacher hands out the answers.
@@ -41,8 +42,18 @@ README = """# 学生版笔记本
 """
 
 
-def placeholder(names: list[str]) -> str:
-    return "\n\n".join(f'{PLACEHOLDER}\nlnlib.check("{name}", answer)' for name in names)
+IMPORT_LINE = re.compile(r"^(import|from)\s+[\w.]+(\s+import\s+[\w., ]+)?(\s+as\s+\w+)?\s*$")
+
+
+def placeholder(names: list[str], imports: tuple[str, ...] = ()) -> str:
+    """The exercise cell as a student gets it: its import lines (if any), then one placeholder per check."""
+    body = "\n\n".join(f'{PLACEHOLDER}\nlnlib.check("{name}", answer)' for name in names)
+    return "\n".join(imports) + "\n\n" + body if imports else body
+
+
+def imports_of(source: str) -> tuple[str, ...]:
+    """Plain import lines are kept (00-index imports lnlib in its example cell); anything else may be a solution."""
+    return tuple(line.strip() for line in source.splitlines() if IMPORT_LINE.match(line.strip()))
 
 
 def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
@@ -63,7 +74,7 @@ def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
         elif cell.cell_type == "code":
             names = CHECK_CALL.findall(cell.source)
             if names:
-                cell.source = placeholder(names)
+                cell.source = placeholder(names, imports_of(cell.source))
                 cell.outputs = []
                 cell.execution_count = None
                 stats["exercises"] += len(names)

@@ -1,0 +1,173 @@
+"""The input contract (DESIGN.md §2), as one table: every row is a bad call, the exception it must raise and a
+piece of the message that names the argument. The exception must come from lnlib's own checks — the last frame
+of the traceback is a file inside lnlib/ — never from deep inside numpy, and it is raised before any work.
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lnlib
+from lnlib import widgets
+from lnlib.grad import numerical_gradient
+
+LNLIB_DIR = Path(lnlib.__file__).resolve().parent
+M = np.arange(12.0).reshape(4, 3)  # a good (N=4, C=3) input
+V = [1.0, 2.0, 3.0]
+
+
+def bn(*args, **kwargs):
+    return lnlib.BatchNorm(*args, **kwargs)
+
+
+# (id, call, exception, text the message must contain)
+BAD = [
+    # layer_norm: x
+    ("ln-x-str", lambda: lnlib.layer_norm("1, 2, 3"), TypeError, "x:"),
+    ("ln-x-None", lambda: lnlib.layer_norm(None), TypeError, "x:"),
+    ("ln-x-ragged", lambda: lnlib.layer_norm([[1, 2], [3]]), ValueError, "x:"),
+    ("ln-x-scalar", lambda: lnlib.layer_norm(5.0), ValueError, "x:"),
+    ("ln-x-empty", lambda: lnlib.layer_norm([]), ValueError, "x:"),
+    ("ln-x-empty-axis", lambda: lnlib.layer_norm(np.zeros((3, 0))), ValueError, "x:"),
+    ("ln-x-complex", lambda: lnlib.layer_norm([1 + 2j, 3]), TypeError, "x:"),
+    ("ln-x-object", lambda: lnlib.layer_norm(np.array([1, None])), TypeError, "x:"),
+    ("ln-x-bool", lambda: lnlib.layer_norm([True, False, True]), TypeError, "x:"),
+    ("ln-x-masked", lambda: lnlib.layer_norm(np.ma.array(V, mask=[0, 1, 0])), TypeError, "x:"),
+    ("ln-x-datetime", lambda: lnlib.layer_norm(np.array(["2024-01-01"], "datetime64[D]")), TypeError, "x:"),
+    ("ln-x-dict", lambda: lnlib.layer_norm({"a": 1.0}), TypeError, "x:"),
+    # layer_norm: eps, axis, gamma, beta
+    ("ln-eps-negative", lambda: lnlib.layer_norm(V, eps=-1e-5), ValueError, "eps:"),
+    ("ln-eps-nan", lambda: lnlib.layer_norm(V, eps=float("nan")), ValueError, "eps:"),
+    ("ln-eps-inf", lambda: lnlib.layer_norm(V, eps=float("inf")), ValueError, "eps:"),
+    ("ln-eps-str", lambda: lnlib.layer_norm(V, eps="1e-5"), TypeError, "eps:"),
+    ("ln-eps-bool", lambda: lnlib.layer_norm(V, eps=True), TypeError, "eps:"),
+    ("ln-axis-range", lambda: lnlib.layer_norm(V, axis=1), ValueError, "axis:"),
+    ("ln-axis-float", lambda: lnlib.layer_norm(V, axis=0.0), TypeError, "axis:"),
+    ("ln-axis-repeated", lambda: lnlib.layer_norm(M, axis=(1, -1)), ValueError, "axis:"),
+    ("ln-axis-empty", lambda: lnlib.layer_norm(M, axis=()), ValueError, "axis:"),
+    ("ln-gamma-shape", lambda: lnlib.layer_norm(M, gamma=np.ones(4)), ValueError, "gamma:"),
+    ("ln-gamma-axis-shape", lambda: lnlib.layer_norm(M, gamma=np.ones(3), axis=(0, 1)), ValueError, "gamma:"),
+    ("ln-beta-complex", lambda: lnlib.layer_norm(V, beta=[1j, 0, 0]), TypeError, "beta:"),
+    ("ln-beta-str", lambda: lnlib.layer_norm(V, beta="000"), TypeError, "beta:"),
+    # layer_norm_steps
+    ("steps-gamma-2d", lambda: lnlib.layer_norm_steps(V, gamma=[V]), ValueError, "gamma:"),
+    ("steps-x-empty-rows", lambda: lnlib.layer_norm_steps(np.zeros((2, 0))), ValueError, "x:"),
+    ("steps-eps-negative", lambda: lnlib.layer_norm_steps(V, eps=-1.0), ValueError, "eps:"),
+    ("steps-x-text", lambda: lnlib.layer_norm_steps(["1", "2"]), TypeError, "x:"),
+    # stage functions
+    ("mean-x-str", lambda: lnlib.mean("abc"), TypeError, "x:"),
+    ("center-x-ragged", lambda: lnlib.center([[1, 2], [3]]), ValueError, "x:"),
+    ("variance-x-empty", lambda: lnlib.variance(np.zeros((2, 0))), ValueError, "x:"),
+    ("std-x-scalar", lambda: lnlib.std(3.0), ValueError, "x:"),
+    ("normalize-eps-negative", lambda: lnlib.normalize(V, eps=-1e-5), ValueError, "eps:"),
+    ("normalize-x-object", lambda: lnlib.normalize(object()), TypeError, "x:"),
+    ("affine-gamma-shape", lambda: lnlib.affine(V, gamma=[1.0]), ValueError, "gamma:"),
+    ("affine-beta-str", lambda: lnlib.affine(V, beta="ab"), TypeError, "beta:"),
+    ("affine-xhat-None", lambda: lnlib.affine(None), TypeError, "x_hat:"),
+    # standardize
+    ("standardize-axis-None", lambda: lnlib.standardize(V, None), TypeError, "axis:"),
+    ("standardize-axis-range", lambda: lnlib.standardize(M, (0, 2)), ValueError, "axis:"),
+    ("standardize-eps-nan", lambda: lnlib.standardize(V, 0, eps=float("nan")), ValueError, "eps:"),
+    # batch_norm
+    ("batch_norm-one-row", lambda: lnlib.batch_norm([[1.0, 2.0, 3.0]]), ValueError, "x: training-mode"),
+    ("batch_norm-gamma-shape", lambda: lnlib.batch_norm(M, gamma=np.ones(4)), ValueError, "gamma:"),
+    ("batch_norm-beta-no-features", lambda: lnlib.batch_norm(M, beta=[1.0, 2.0], axis=(0, 1)), ValueError,
+     "beta:"),
+    ("batch_norm-axis-str", lambda: lnlib.batch_norm(M, axis="0"), TypeError, "axis:"),
+    # BatchNorm: constructor
+    ("BatchNorm-features-zero", lambda: bn(0), ValueError, "num_features:"),
+    ("BatchNorm-features-float", lambda: bn(3.0), TypeError, "num_features:"),
+    ("BatchNorm-features-bool", lambda: bn(True), TypeError, "num_features:"),
+    ("BatchNorm-momentum", lambda: bn(3, momentum=1.5), ValueError, "momentum:"),
+    ("BatchNorm-eps", lambda: bn(3, eps=-1.0), ValueError, "eps:"),
+    # BatchNorm: call
+    ("BatchNorm-train-one-row", lambda: bn(3)(np.ones((1, 3))), ValueError, "x: training-mode"),
+    ("BatchNorm-train-one-token", lambda: bn(3)(np.ones((1, 1, 3))), ValueError, "x: training-mode"),
+    ("BatchNorm-wrong-features", lambda: bn(3)(np.ones((4, 2))), ValueError, "x:"),
+    ("BatchNorm-1d", lambda: bn(3)(V), ValueError, "x:"),
+    ("BatchNorm-4d", lambda: bn(3)(np.ones((2, 2, 2, 3))), ValueError, "x:"),
+    ("BatchNorm-text", lambda: bn(3)([["a", "b", "c"]]), TypeError, "x:"),
+    ("BatchNorm-gamma-assigned", lambda: _with(bn(3), gamma=[1.0, 2.0])(M), ValueError, "gamma:"),
+    ("BatchNorm-running-var-assigned", lambda: _with(bn(3).eval(), running_var="1")(M), TypeError, "running_var:"),
+    # rms_norm
+    ("rms_norm-gamma-shape", lambda: lnlib.rms_norm(V, gamma=[1.0, 2.0]), ValueError, "gamma:"),
+    ("rms_norm-eps-negative", lambda: lnlib.rms_norm(V, eps=-1.0), ValueError, "eps:"),
+    ("rms_norm-x-text", lambda: lnlib.rms_norm(["a", "b"]), TypeError, "x:"),
+    # layer_norm_backward, numerical_gradient
+    ("backward-dy-shape", lambda: lnlib.layer_norm_backward([1.0, 2.0], V), ValueError, "dy:"),
+    ("backward-dy-str", lambda: lnlib.layer_norm_backward("abc", V), TypeError, "dy:"),
+    ("backward-gamma-shape", lambda: lnlib.layer_norm_backward(V, V, gamma=[1.0]), ValueError, "gamma:"),
+    ("backward-axis-range", lambda: lnlib.layer_norm_backward(V, V, axis=3), ValueError, "axis:"),
+    ("backward-x-complex", lambda: lnlib.layer_norm_backward(V, [1j, 2, 3]), TypeError, "x:"),
+    ("numerical_gradient-f", lambda: numerical_gradient(None, V), TypeError, "f:"),
+    ("numerical_gradient-h", lambda: numerical_gradient(np.sum, V, h=0.0), ValueError, "h:"),
+    # check
+    ("check-name-int", lambda: lnlib.check(3, 5), TypeError, "name:"),
+    ("check-name-unknown", lambda: lnlib.check("99.nope", 5), ValueError, "name:"),
+    # parse_vector (the learner-facing messages are Chinese; the programmer-facing TypeError names `text`)
+    ("parse-None", lambda: widgets.parse_vector(None), TypeError, "text:"),
+    ("parse-bytes", lambda: widgets.parse_vector(b"1, 2"), TypeError, "text:"),
+    ("parse-empty", lambda: widgets.parse_vector(""), ValueError, "至少一个数"),
+    ("parse-letters", lambda: widgets.parse_vector("1, a"), ValueError, "不是数字"),
+    ("parse-nan", lambda: widgets.parse_vector("1, nan"), ValueError, "nan"),
+    ("parse-overflow", lambda: widgets.parse_vector("1e400"), ValueError, "太大"),
+]
+
+
+def _with(module, **attrs):
+    for name, value in attrs.items():
+        setattr(module, name, value)
+    return module
+
+
+def test_the_table_is_big_and_distinct():
+    assert len(BAD) >= 30
+    assert len({row[0] for row in BAD}) == len(BAD), "row ids must be distinct"
+    functions = {row[0].split("-")[0] for row in BAD}
+    for public in ("ln", "steps", "mean", "center", "variance", "std", "normalize", "affine", "standardize",
+                   "batch_norm", "BatchNorm", "rms_norm", "backward", "check", "parse"):
+        assert public in functions, f"no bad input for {public}"
+
+
+@pytest.mark.parametrize(("call", "exc", "text"), [row[1:] for row in BAD], ids=[row[0] for row in BAD])
+def test_bad_input_is_refused_clearly(call, exc, text):
+    with pytest.raises(exc) as info:
+        call()
+    assert type(info.value) is exc, f"expected exactly {exc.__name__}, got {type(info.value).__name__}"
+    message = str(info.value)
+    assert text in message, message
+    assert len(message) < 400 and "Traceback" not in message
+    # raised by lnlib's own validation, not by numpy (or Python) further down
+    last = traceback.extract_tb(info.tb)[-1]
+    assert Path(last.filename).resolve().is_relative_to(LNLIB_DIR), f"raised in {last.filename}:{last.lineno}"
+    assert info.value.__cause__ is None or isinstance(info.value.__cause__, exc)
+
+
+def test_a_refused_batch_leaves_the_running_statistics_alone():
+    """Raised before any work: the failed training call changed nothing."""
+    module = lnlib.BatchNorm(3)
+    module(M)
+    mean, var = module.running_mean.copy(), module.running_var.copy()
+    for bad in (np.ones((1, 3)), np.ones((4, 2)), [["a", "b", "c"]], np.full((2, 3), 1.0 + 1j)):
+        with pytest.raises((ValueError, TypeError)):
+            module(bad)
+    np.testing.assert_array_equal(module.running_mean, mean)
+    np.testing.assert_array_equal(module.running_var, var)
+
+
+def test_a_bad_name_prints_nothing(capsys):
+    with pytest.raises(ValueError):
+        lnlib.check("99.nope", 5)
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("answer", [10**400, object(), {"a": 1}, 5 + 0j, float("nan"), [[1], [1, 2]], "五", b"5",
+                                    np.array(["a"]), [None], -float("inf")], ids=repr)
+def test_check_never_raises_on_a_strange_answer(answer, capsys):
+    """A learner's answer is never a programming error: ✗ with a hint, not a traceback."""
+    assert lnlib.check("03.mean_wo", answer) is False
+    assert "✗" in capsys.readouterr().out
