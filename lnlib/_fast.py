@@ -1,17 +1,20 @@
 """The fast path of `layer_norm` over trailing axes: cache-sized row blocks, float64 statistics, two threads.
 
-Same numbers as the reference path (`_stats.moments`): per row the statistics are computed in float64 on
-t = x − c, where the shift c is the row's first element. That is a shifted two-pass algorithm done in one read:
-Σt and Σt² come from the same block while it is in cache, and var = Σt²/d − (Σt/d)² cannot cancel badly because
-c is one of the row's values, so (μ − c)² ≤ d·σ² (the relative error stays below about d·2⁻⁵³). x̂, γ and β are
-applied in float64 and rounded once to the output dtype.
+The same two-pass statistics as the reference path (`_stats.moments`), done block by block while the block sits
+in the core's L2 cache, so the big arrays are read once and written once:
+  1. the block is copied to a float64 buffer (float32 input) and μ = Σx/d is taken in float64 (BLAS);
+  2. t = x − μ in float64, then σ² = Σt²/d (BLAS dot, float64). For float64 output the residual mean(t) of the
+     rounded μ is removed too (the corrected two-pass algorithm, as in `_stats.moments`); for float32 output it
+     is below 1e-16·|μ|/σ, far under float32's resolution;
+  3. x̂ = t / √(σ² + ε); float64 output is scaled in place, float32 output is rounded once to float32 and then
+     scaled; γ and β are applied in the output dtype (as on the reference path).
+Never E[x²] − E[x]². Rows where float64 itself is not enough — x − μ or its square overflowing (|x| near 1e308),
+squares underflowing (σ² below 1e-200), NaN or inf — are recomputed by `_stats.moments`, which rescales them and
+keeps NaN in its row. float32 input reaches this fallback only through NaN/inf: float64 holds the square of
+every float32 number.
 
-Rows where float64 itself is not enough — t or t² overflowing (|x| near 1e308), squares underflowing (σ² below
-1e-200), NaN or inf — are recomputed by `_stats.moments`, which rescales them. float32 input can only reach this
-fallback through NaN/inf, since float64 holds the squares of every float32 number.
-
-Each block is ~256 KiB of float64 so that it stays in the core's L2 cache: the big arrays are read once and
-written once. numpy and BLAS release the GIL, so two threads run blocks side by side.
+numpy ufuncs and BLAS release the GIL, so two threads run blocks side by side. Introduced for notebook 13
+(speed) and benchmarks/bench_layer_norm.py; tests in tests/test_speed_path.py.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import numpy as np
 from ._stats import _SMALL_VARIANCE, moments
 
 MIN_SIZE = 1 << 12  # smaller arrays take the reference path (nothing to gain, and the results are identical)
-BLOCK_ELEMENTS = 1 << 15  # float64 elements per block: 256 KiB
+BLOCK_ELEMENTS = 1 << 16  # float64 elements per block: 512 KiB, well inside a 2 MiB L2
+_TINY_FOR_FLOAT32 = 1e-60  # σ below 1e-30: scale those rows in float64 before rounding to float32
 THREADS = max(1, min(2, os.cpu_count() or 1))
 _POOL: ThreadPoolExecutor | None = None
 
@@ -88,19 +92,27 @@ def _run(x2, out2, blocks, rows, d, g, b, eps) -> list[int]:
                 np.copyto(t, xb)  # float32 → float64, in cache
                 mu = np.matmul(t, ones) / d
                 np.subtract(t, mu[:, None], out=t)
-            mt = np.matmul(t, ones) / d  # second pass: what the rounded mean missed (corrected two-pass)
-            var = np.vecdot(t, t) / d - mt * mt
+            if direct:  # float64 output: the residual of the rounded mean matters (corrected two-pass)
+                mt = np.matmul(t, ones) / d
+                var = np.vecdot(t, t) / d - mt * mt
+            else:  # float32 output: the residual is below 1e-16·|μ|/σ, far under float32's resolution
+                mt = None
+                var = np.vecdot(t, t) / d
             bad = ~np.isfinite(var) | (var < _SMALL_VARIANCE)
             if bad.any():
                 bad &= ~np.isfinite(var) | np.any(t != 0, axis=1)  # constant rows (all t = 0) are fine
                 redo.extend((np.flatnonzero(bad) + r0).tolist())
             np.maximum(var, 0.0, out=var)
             rstd = 1.0 / np.sqrt(var + eps)
-            if direct or np.any(np.abs(mt * rstd) > 1e-12):
+            if direct:
                 np.subtract(t, mt[:, None], out=t)
-            np.multiply(t, rstd[:, None], out=t)
-            if not direct:
-                np.copyto(ob, t, casting="same_kind")  # x̂ rounded once to the output dtype
+                np.multiply(t, rstd[:, None], out=t)
+            else:
+                np.copyto(ob, t, casting="same_kind")  # x − μ rounded to float32, then scaled in float32
+                np.multiply(ob, rstd.astype(ob.dtype)[:, None], out=ob)
+                tiny = var < _TINY_FOR_FLOAT32  # x − μ near float32's subnormals, 1/σ beyond its range
+                if tiny.any():
+                    ob[tiny] = t[tiny] * rstd[tiny, None]
             if g_out is not None:
                 np.multiply(ob, g_out, out=ob)
             if b_out is not None:

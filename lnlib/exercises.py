@@ -66,7 +66,8 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
         "x̂ = (x − μ) / √(σ² + ε)；y = γ * x̂ + β。"),
 }
 _NB08: dict[str, Exercise] = {  # exercises of notebook 08
-    "08.bn_chi_dim1": Exercise(1.336, "第 1 维的 μ = (8 + 20 + 2) / 3 = 10，σ² = (4 + 100 + 64) / 3 = 56；(20 − 10) / √56。"),
+    "08.bn_chi_dim1": Exercise(
+        1.336, "第 1 维的 μ = (8 + 20 + 2) / 3 = 10，σ² = (4 + 100 + 64) / 3 = 56；(20 − 10) / √56。"),
     "08.running_var": Exercise(1.1, "本批无偏方差 = ((2 − 3)² + (4 − 3)²) / (2 − 1) = 2；0.9 × 1 + 0.1 × 2。"),
     "08.single_case": Exercise("layer", "哪一种只用每个样本自己的数来统计？"),
 }
@@ -81,9 +82,11 @@ _NB10: dict[str, Exercise] = {  # exercises of notebook 10
     "10.qk_bound": Exercise(4, "LayerNorm 后 ‖q̂‖ = ‖k̂‖ = √d，所以 |q̂·k̂| ≤ d，再除以 √d。"),
 }
 _NB11: dict[str, Exercise] = {  # exercises of notebook 11
-    "11.rms_apple": Exercise([0.365, 0.730, 1.095, 1.461], "平方的平均 = (4 + 16 + 36 + 64) / 4 = 30；每个数除以 √30。"),
+    "11.rms_apple": Exercise(
+        [0.365, 0.730, 1.095, 1.461], "平方的平均 = (4 + 16 + 36 + 64) / 4 = 30；每个数除以 √30。"),
     "11.deepnorm_beta": Exercise(0.319, "β = (8N)^(−1/4)，N = 12：96 的四次方根的倒数。"),
-    "11.llama_norm": Exercise("rmsnorm", "Touvron et al. (2023) 写明用 pre-normalization 加上 Zhang & Sennrich 的那种归一化。"),
+    "11.llama_norm": Exercise(
+        "rmsnorm", "Touvron et al. (2023) 写明用 pre-normalization 加上 Zhang & Sennrich 的那种归一化。"),
 }
 _NB12: dict[str, Exercise] = {  # exercises of notebook 12
     "12.dx_last": Exercise(
@@ -95,7 +98,8 @@ _NB12: dict[str, Exercise] = {  # exercises of notebook 12
 }
 _NB13: dict[str, Exercise] = {  # exercises of notebook 13
     "13.spacing": Exercise(
-        0.0625, "间距按 2 的幂变化：10⁶ 在 2¹⁹ 和 2²⁰ 之间，间距是 2¹⁹⁻²³；试试 np.spacing(np.float32(1e6))。", atol=1e-6),
+        0.0625, "间距按 2 的幂变化：10⁶ 在 2¹⁹ 和 2²⁰ 之间，间距是 2¹⁹⁻²³；试试 np.spacing(np.float32(1e6))。",
+        atol=1e-6),
     "13.var_true": Exercise(5, "方差不受整体平移影响：只看 [0, 2, 4, 6]，偏差是 [−3, −1, 1, 3]。"),
     "13.float16_overflow": Exercise(256, "float16 最大是 65504；255² = 65025，256² = 65536。", atol=0),
     "13.welford_m2": Exercise(200, "读完以后 m = 20，M2 = Σ(x − 20)² = 100 + 0 + 100。"),

@@ -362,6 +362,10 @@ def _arrow(ax, start, end, **kw):
     ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "-|>", "color": "#334155", **kw})
 
 
+_SKIP_ARROW = {"arrowstyle": "-|>", "color": "#dc2626",
+               "connectionstyle": "arc,angleA=180,angleB=180,armA=30,armB=30,rad=0"}
+
+
 def add_norm_diagram() -> Figure:
     """Notebook 09: one sub-layer in Post-LN form, LN(x + F(x)), and in Pre-LN form, x + F(LN(x)), as block diagrams."""
     use_cjk_font()
@@ -378,8 +382,7 @@ def add_norm_diagram() -> Figure:
     _arrow(left, (0, 1.65), (0, 2.35))
     _arrow(left, (0, 2.85), (0, 3.45))
     _arrow(left, (0, 3.95), (0, 4.55))
-    left.annotate("", xy=(-1.1, 2.6), xytext=(-0.8, 0), arrowprops={"arrowstyle": "-|>", "color": "#dc2626",
-                                                                    "connectionstyle": "arc,angleA=180,angleB=180,armA=30,armB=30,rad=0"})
+    left.annotate("", xy=(-1.1, 2.6), xytext=(-0.8, 0), arrowprops=_SKIP_ARROW)
     left.text(-1.55, 1.3, "残差\n连接", color="#dc2626", ha="center", fontsize=9)
     left.set_title("Post-LN（原始 Transformer）\n$x_{l+1} = \\mathrm{LN}(x_l + F(x_l))$", fontsize=11)
     # Pre-LN: x → LN → F → ⊕ → out
@@ -392,8 +395,7 @@ def add_norm_diagram() -> Figure:
     _arrow(right, (0, 1.35), (0, 1.95))
     _arrow(right, (0, 2.65), (0, 3.35))
     _arrow(right, (0, 3.85), (0, 4.55))
-    right.annotate("", xy=(-1.3, 3.6), xytext=(-0.8, 0), arrowprops={"arrowstyle": "-|>", "color": "#dc2626",
-                                                                     "connectionstyle": "arc,angleA=180,angleB=180,armA=30,armB=30,rad=0"})
+    right.annotate("", xy=(-1.3, 3.6), xytext=(-0.8, 0), arrowprops=_SKIP_ARROW)
     right.text(-1.75, 1.8, "残差连接\n（不经过 LN）", color="#dc2626", ha="center", fontsize=9)
     right.set_title("Pre-LN（GPT-2 等）\n$x_{l+1} = x_l + F(\\mathrm{LN}(x_l))$", fontsize=11)
     for ax in (left, right):
@@ -407,7 +409,8 @@ NORM_NAMES = {"post": "Post-LN", "pre": "Pre-LN", "none": "无归一化", "deepn
 NORM_COLORS = {"post": "#dc2626", "pre": "#2563eb", "none": "#64748b", "deepnorm": "#059669"}
 
 
-def depth_lines(series: dict, *, xlabel: str, ylabel: str, title: str = "", start: int = 1, logy: bool = False) -> Figure:
+def depth_lines(series: dict, *, xlabel: str, ylabel: str, title: str = "", start: int = 1,
+                logy: bool = False) -> Figure:
     """Notebook 09: one line per residual form (keys of NORM_NAMES) against layer index or depth."""
     use_cjk_font()
     fig = Figure(figsize=(6.4, 3.6), layout="constrained")

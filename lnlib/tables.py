@@ -308,3 +308,11 @@ def variance_table(offset: float = 1e4, dtype: str = "float32", base=(0.0, 1.0, 
     frame.index.name = "算法"
     caption = f"x = {float(offset):g} + {list(base)}，用 {dtype} 计算（真实 σ² = 1.25）"
     return _NanTable(frame, caption)
+
+
+def gradient_table(series: dict) -> Table:
+    """Per-layer gradient norms at initialization, one column per residual form ("post", "pre", …; notebook 09)."""
+    names = {"post": "Post-LN", "pre": "Pre-LN", "none": "无归一化", "deepnorm": "DeepNorm"}
+    depth = len(next(iter(series.values())))
+    return stats_table([f"第 {i + 1} 层" for i in range(depth)], {names.get(k, k): v for k, v in series.items()},
+                       caption="每层前馈第二个矩阵 W₂ 的梯度范数（初始化时）", index_name="层")

@@ -69,6 +69,12 @@ def attention(q, k, v, *, scale: float | None = None, mask=None):
     return weights @ v, weights
 
 
+def attention_at_scale(matrix, scale: float) -> np.ndarray:
+    """softmax(scale · X Xᵀ / √d) for a token matrix X (Q = K = X): the weights of notebook 10's slider."""
+    x = as_real_array(matrix, "matrix", min_ndim=2).astype(np.float64)
+    return softmax(scale * attention_logits(x, x))
+
+
 # ---------------------------------------------------------------- feed-forward blocks and residual stacks (notebook 09)
 
 

@@ -342,8 +342,10 @@ class BatchExplorer(Explorer):
     def render(self) -> None:
         bn, ln = batch_dependence(self.scale.value, self.matrix)
         k = plots.number(self.scale.value)
-        self.bn.value = tables.token_table(bn, self.tokens, caption=f"BatchNorm：我们这句的输出（另一句 × {k}）").to_html()
-        self.ln.value = tables.token_table(ln, self.tokens, caption="LayerNorm：我们这句的输出（与另一句无关）").to_html()
+        bn_caption = f"BatchNorm：我们这句的输出（另一句 × {k}）"
+        ln_caption = "LayerNorm：我们这句的输出（与另一句无关）"
+        self.bn.value = tables.token_table(bn, self.tokens, caption=bn_caption).to_html()
+        self.ln.value = tables.token_table(ln, self.tokens, caption=ln_caption).to_html()
 
 
 class DepthExplorer(Explorer):
@@ -366,25 +368,9 @@ class DepthExplorer(Explorer):
         from .transformer import ffn_gradient_norms
 
         series = {n: ffn_gradient_norms(n, self.depth.value, self.width) for n in ("post", "pre")}
-        self.summary.value = gradient_table(series).to_html()
+        self.summary.value = tables.gradient_table(series).to_html()
         self.plot.value = plots.to_png(plots.depth_lines(series, xlabel="第几层（1 = 靠近输入）",
                                                          ylabel=r"$\|\partial L/\partial W_2\|_F$"))
-
-
-def gradient_table(series: dict) -> tables.Table:
-    """Per-layer gradient norms, one column per residual form (notebooks 09)."""
-    depth = len(next(iter(series.values())))
-    return tables.stats_table([f"第 {i + 1} 层" for i in range(depth)],
-                              {plots.NORM_NAMES[k]: v for k, v in series.items()},
-                              caption="每层前馈第二个矩阵 W₂ 的梯度范数（初始化时）", index_name="层")
-
-
-def attention_at_scale(matrix, scale: float):
-    """Notebook 10: softmax(scale · X Xᵀ / √d) for the token matrix X (Q = K = X); returns the weight matrix."""
-    from .transformer import attention_logits, softmax
-
-    x = np.asarray(matrix, dtype=np.float64)
-    return softmax(scale * attention_logits(x, x))
 
 
 class SoftmaxExplorer(Explorer):
@@ -407,7 +393,7 @@ class SoftmaxExplorer(Explorer):
         self.render()
 
     def render(self) -> None:
-        from .transformer import entropy
+        from .transformer import attention_at_scale, entropy
 
         w = attention_at_scale(self.matrix, self.scale.value)
         h = entropy(w)

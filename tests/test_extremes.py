@@ -105,7 +105,8 @@ def test_statistics_and_gradients_near_the_limits(dtype, row):
     close(lnlib.mean(x), to_float(mu), "mean")
     close(lnlib.center(x), [to_float(Fraction(float(a)) - mu) for a in x], "center")
     want_var = to_float(var)
-    close(lnlib.variance(x), want_var if want_var <= float(info.max) else np.inf, "variance")  # inf: σ² beyond the dtype
+    # σ² beyond the dtype is inf, honestly
+    close(lnlib.variance(x), want_var if want_var <= float(info.max) else np.inf, "variance")
     close(lnlib.std(x), sqrt_frac(var), "std")
     # dy in float64: ∂y/∂x ~ 1/σ does not fit float32 for a row of float32 subnormals (inf would be honest there)
     dx, dgamma, dbeta = lnlib.layer_norm_backward(np.array([0.0, 0.0, 0.0, 1.0]), x, eps=0)

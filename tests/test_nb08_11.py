@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import lnlib
-from lnlib import invariance, plots, tables, widgets
+from lnlib import invariance, plots, tables, transformer, widgets
 
 
 def numbers(html: str) -> list[float]:
@@ -58,7 +58,7 @@ def test_softmax_explorer_entropy_follows_the_scale():
 
 def test_attention_at_scale_against_a_direct_computation():
     x = np.array([[1.0, 0.0], [0.0, 1.0]])
-    w = widgets.attention_at_scale(x, 2.0)
+    w = transformer.attention_at_scale(x, 2.0)
     s = 2.0 / np.sqrt(2)
     np.testing.assert_allclose(w[0], [np.exp(s) / (np.exp(s) + 1), 1 / (np.exp(s) + 1)])
 

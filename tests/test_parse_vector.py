@@ -1,0 +1,216 @@
+"""Typed vectors: what `parse_vector` accepts and refuses, that it never evaluates text, and that every explorer
+with a text box shows the Chinese message inside the widget and keeps its last valid table (headless)."""
+
+from __future__ import annotations
+
+import ast
+import html
+import inspect
+import re
+import warnings
+
+import ipywidgets
+import numpy as np
+import pytest
+
+from lnlib import widgets
+from lnlib.widgets import parse_vector
+
+GOOD = [
+    ("2, 4, 6, 8", [2, 4, 6, 8]),
+    ("2 4 6 8", [2, 4, 6, 8]),
+    ("2，4，6，8", [2, 4, 6, 8]),  # Chinese commas
+    ("２，４，６，８", [2, 4, 6, 8]),  # full-width digits and commas
+    ("２ ４　６", [2, 4, 6]),  # ideographic space
+    ("2、4、6", [2, 4, 6]),
+    ("1；2；3", [1, 2, 3]),
+    ("1; 2; 3", [1, 2, 3]),
+    ("  1,2 ,  3 ", [1, 2, 3]),
+    ("1\t2\n3", [1, 2, 3]),
+    ("-1, +2, −3", [-1, 2, -3]),  # U+2212 minus sign, as Word and PDFs write it
+    ("0.5, .5, 5., -0.25", [0.5, 0.5, 5.0, -0.25]),
+    ("1e3, 2E-2, -3e+1, 1.5e0", [1000, 0.02, -30, 1.5]),
+    ("１．５, －２", [1.5, -2]),
+    ("[1, 2, 3]", [1, 2, 3]),
+    ("(1 2 3)", [1, 2, 3]),
+    ("［１，２］", [1, 2]),
+    ("1, 2, 3,", [1, 2, 3]),  # one trailing comma while typing
+    ("7", [7]),
+    ("1.7976931348623157e308, -1e-300", [1.7976931348623157e308, -1e-300]),
+]
+
+BAD = [
+    "", "   ", ",", ";", "[]", "()",
+    "a", "1, a", "x = 1", "一, 二", "1, 2, three",
+    "nan", "1, NaN", "inf", "-inf", "1, Infinity",
+    "1e400", "-1e400", "1, 2e999",
+    "1,,2", "1, ,2", "1 ,, 2", ",1,2", "1,2,,", "1;;2",
+    "[1, 2", "1, 2]", "[1, 2)", "((1, 2))", "[[1, 2]]", "{1, 2",
+    "__import__('os')", "__import__('os').system('ls')", "1+1", "[1]*3", "2*3", "1/2", "2**8", "1-1",
+    "lambda: 1", "os.system('ls')", "eval('1')", "exec('x=1')", "True", "None", "0x10", "0b101", "1_000", "1j",
+    "1..2", "1.2.3", "--1", "+", "-", ".", "e5", "1e", "1 e 5", "2²", "½", "٣", "𝟏, 𝟐", "'1'", "1#2", "1:2",
+    " ".join(["1"] * (widgets.MAX_VALUES + 1)),
+]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize(("text", "expected"), GOOD, ids=[g[0] for g in GOOD])
+def test_accepts(text, expected):
+    got = parse_vector(text)
+    assert got.dtype == np.float64 and got.ndim == 1
+    np.testing.assert_array_equal(got, np.array(expected, dtype=np.float64))
+
+
+@pytest.mark.parametrize("text", BAD, ids=[repr(b)[:30] for b in BAD])
+def test_rejects_with_a_short_chinese_message(text):
+    with pytest.raises(ValueError) as info:
+        parse_vector(text)
+    message = str(info.value)
+    assert CJK.search(message), message
+    assert len(message) <= 80 and "\n" not in message and "Traceback" not in message
+
+
+@pytest.mark.parametrize("value", [None, 12, 1.5, b"1, 2", ["1", "2"]], ids=repr)
+def test_non_text_is_a_type_error_naming_text(value):
+    with pytest.raises(TypeError, match="text"):
+        parse_vector(value)
+
+
+def test_never_evaluates_text():
+    """No eval/exec/compile/literal_eval/__import__ anywhere in lnlib/widgets.py (read with ast)."""
+    tree = ast.parse(inspect.getsource(widgets))
+    builtins = {"eval", "exec", "compile", "__import__", "getattr"}  # called by bare name
+    methods = {"eval", "exec", "literal_eval", "parse_expr", "sympify"}  # re.compile is fine, ast.literal_eval is not
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            bad = (isinstance(func, ast.Name) and func.id in builtins) or (
+                isinstance(func, ast.Attribute) and func.attr in methods)
+            assert not bad, f"widgets.py line {node.lineno} calls {ast.unparse(func)}"
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            assert not {"ast", "builtins", "code", "codeop"} & set(modules), f"line {node.lineno} imports {modules}"
+
+
+def test_the_never_eval_check_can_fail():
+    source = "import ast\ndef parse(t):\n    return ast.literal_eval(t)\n"
+    calls = [ast.unparse(n.func) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)]
+    assert calls == ["ast.literal_eval"]
+
+
+# --- every explorer with a text box ------------------------------------------------------------------------------
+
+
+def _all_subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _all_subclasses(sub)
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
+def _text_boxes(explorer):
+    return [w for w in _walk(explorer.box) if isinstance(w, ipywidgets.Text)]
+
+
+def _views(explorer):
+    """The rendered outputs: HTML (tables, messages) and images (plots), by identity."""
+    return [w for w in _walk(explorer.box) if isinstance(w, ipywidgets.HTML | ipywidgets.Image)]
+
+
+def _state(explorer):
+    return [w.value for w in _views(explorer)]
+
+
+EXPLORERS = sorted(
+    (cls for cls in set(_all_subclasses(widgets.Explorer)) if cls.__module__ == widgets.__name__),
+    key=lambda c: c.__name__,
+)
+
+
+def _text_explorers():
+    out = []
+    for cls in EXPLORERS:
+        try:
+            sig = inspect.signature(cls)
+        except (TypeError, ValueError):
+            continue
+        if all(p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in sig.parameters.values()):
+            if re.search(r"(?<![A-Za-z_])Text\(", inspect.getsource(cls)):  # Text(, not Textarea(
+                out.append(cls)
+    return out
+
+
+TEXT_EXPLORERS = _text_explorers()
+WIDGET_BAD = ["", "1, a", "nan", "1e400", "1,,2", "[1, 2", "__import__('os')", "1+1", "[1]*3", ",", "２²", "1;;2"]
+WIDGET_GOOD = ["1, 2, 3", "1e30, -1e30, 0", "1e-30, 2e-30, 4e-30", "5e-324, 0, 1e-323", "3, 3, 3, 3", "7",
+               "２，４，６，８", "1e6, 1e6, 1000001", ", ".join(str(i) for i in range(widgets.MAX_VALUES))]
+NEAR_FLOAT64_MAX = "1e308, -1e308, 0"  # parse_vector accepts it; the plots' axis arithmetic overflows (see below)
+
+
+def test_explorers_with_text_boxes_are_found():
+    """The discovery above (by source) agrees with what each explorer really shows."""
+    assert widgets.VectorExplorer in TEXT_EXPLORERS
+    for cls in TEXT_EXPLORERS:
+        assert _text_boxes(cls()), f"{cls.__name__}: its source builds a Text box, but none is in .box"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for cls in set(EXPLORERS) - set(TEXT_EXPLORERS):
+            try:
+                explorer = cls()
+            except TypeError:  # needs arguments: not an explorer a notebook shows as is
+                continue
+            assert not _text_boxes(explorer), f"{cls.__name__} has a text box the tests missed"
+
+
+@pytest.mark.parametrize("cls", TEXT_EXPLORERS, ids=lambda c: c.__name__)
+def test_bad_text_shows_the_message_and_keeps_the_last_valid_state(cls):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explorer = cls()
+        box = _text_boxes(explorer)[0]
+        box.value = "1, 2, 3, 5"
+        valid = _state(explorer)
+        values = np.array(getattr(explorer, "values", [1, 2, 3, 5]), dtype=float)
+        for bad in WIDGET_BAD:
+            with pytest.raises(ValueError) as info:
+                parse_vector(bad)
+            box.value = bad
+            shown = [v for v in _state(explorer) if isinstance(v, str) and html.escape(str(info.value)) in v]
+            assert shown, f"{cls.__name__}: no widget shows the message for {bad!r}"
+            changed = [i for i, (a, b) in enumerate(zip(valid, _state(explorer), strict=True)) if a != b]
+            assert len(changed) == 1, f"{cls.__name__}: {bad!r} changed more than the message"
+            np.testing.assert_array_equal(getattr(explorer, "values", values), values)
+        # a valid text clears the message and renders again
+        box.value = "2, 4, 6, 8"
+        after = _state(explorer)
+        assert not any(isinstance(v, str) and "⚠" in v for v in after), f"{cls.__name__}: the message stayed"
+        assert after != valid
+
+
+@pytest.mark.parametrize("cls", TEXT_EXPLORERS, ids=lambda c: c.__name__)
+def test_valid_extreme_text_renders_without_a_message_or_warning(cls):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explorer = cls()
+        box = _text_boxes(explorer)[0]
+        for good in WIDGET_GOOD:
+            box.value = good
+            state = _state(explorer)
+            assert not any(isinstance(v, str) and "⚠" in v for v in state), f"{cls.__name__}: {good!r} refused"
+
+
+@pytest.mark.xfail(reason="known: lnlib.plots (bar-axis limits, the ε curve) overflows for |x| near 1e308 and "
+                          "warns; the numbers themselves are right. Owner of plots.py to fix.", strict=False)
+@pytest.mark.parametrize("cls", TEXT_EXPLORERS, ids=lambda c: c.__name__)
+def test_text_near_the_float64_limit_renders_without_a_warning(cls):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explorer = cls()
+        _text_boxes(explorer)[0].value = NEAR_FLOAT64_MAX
+        assert not any(isinstance(v, str) and "⚠" in v for v in _state(explorer))
