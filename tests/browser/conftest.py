@@ -1,0 +1,231 @@
+"""Fixtures for the real-browser tests (issue 6): JupyterLab on 127.0.0.1 + Debian's Chromium via Playwright.
+
+Run with `make test-browser` (or `pytest -m browser tests/browser`). Artifacts: build/browser/*.png, report.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import page_js as js  # noqa: E402
+from lab_harness import CHROMIUM, CHROMIUM_ARGS, LabServer  # noqa: E402
+
+ROOT = HERE.parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+ARTIFACTS = ROOT / "build" / "browser"
+EXPLORER_CALL = re.compile(r"\b([A-Z]\w*Explorer)\s*\(")
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+# generous, bounded waits (2 cores shared with other test runs)
+APP_TIMEOUT_MS = 90_000
+KERNEL_TIMEOUT_MS = 90_000
+RUN_ALL_TIMEOUT_MS = 180_000
+SETTLE_TIMEOUT_MS = 60_000
+STEP_TIMEOUT_MS = 30_000
+
+
+# --- discovery (collection time, no browser needed) -------------------------------------------------------------
+
+def notebook_stems() -> list[str]:
+    return [p.stem for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))]
+
+
+def explorers_in(stem: str) -> list[tuple[str, int]]:
+    """(name, cell index) of every explorer call in a notebook, in order; repeated names get "#2", "#3"."""
+    nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    found: list[tuple[str, int]] = []
+    seen: dict[str, int] = {}
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        match = EXPLORER_CALL.search("".join(cell["source"]))
+        if not match:
+            continue
+        name = match.group(1)
+        seen[name] = seen.get(name, 0) + 1
+        found.append((name if seen[name] == 1 else f"{name}#{seen[name]}", i))
+    return found
+
+
+def pytest_generate_tests(metafunc):
+    """`notebook` is one module-scoped fixture per notebook, shared by that notebook's run-all test and its
+    explorer tests, so each notebook is opened and run once."""
+    if "explorer" in metafunc.fixturenames:
+        pairs = [(stem, name) for stem in notebook_stems() for name, _ in explorers_in(stem)]
+        metafunc.parametrize(("notebook", "explorer"), pairs, indirect=["notebook"], scope="module",
+                             ids=[f"{s}-{n}" for s, n in pairs])
+    elif "notebook" in metafunc.fixturenames:
+        metafunc.parametrize("notebook", notebook_stems(), indirect=True, scope="module")
+
+
+# --- the session: server, browser, report -----------------------------------------------------------------------
+
+@dataclass
+class Report:
+    notebooks: dict = field(default_factory=dict)
+    interactions: list = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def write(self, extra: dict) -> None:
+        latencies = [i["latency_ms"] for i in self.interactions if i.get("latency_ms") is not None]
+        data = {
+            "notebooks": self.notebooks,
+            "interactions": self.interactions,
+            "median_latency_ms": round(statistics.median(latencies), 1) if latencies else None,
+            "total_s": round(time.monotonic() - self.started, 1),
+            **extra,
+        }
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n",
+                                               encoding="utf-8")
+
+
+@dataclass
+class Session:
+    server: LabServer
+    page: object
+    report: Report
+    external: list = field(default_factory=list)   # every blocked request to anything but the local server
+    console: list = field(default_factory=list)    # console errors and uncaught page errors
+
+    def mark(self) -> tuple[int, int]:
+        return len(self.external), len(self.console)
+
+
+@pytest.fixture(scope="session")
+def lab():
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the "
+                    "browser tests")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the Python package playwright is not installed (it is pinned in binder/requirements.txt)")
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in [*ARTIFACTS.glob("*.png"), ARTIFACTS / "report.json"]:
+        old.unlink(missing_ok=True)
+    report = Report()
+    base = Path(tempfile.mkdtemp(prefix="lnlib-browser-"))
+    server = pw = browser = None
+    teardown: dict = {}
+    try:
+        server = LabServer.start(base, NOTEBOOKS)
+        report.notebooks_server_start_s = round(time.monotonic() - report.started, 1)
+        pw = sync_playwright().start()
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env=server.env,
+                                     headless=True)
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+        session = Session(server=server, page=None, report=report)
+        local = server.url + "/"
+
+        def route(r):
+            url = r.request.url
+            if url.startswith(local) or url == server.url:
+                r.continue_()
+            else:
+                session.external.append(url)
+                r.abort()
+
+        context.route("**/*", route)
+        page = context.new_page()
+        page.on("console", lambda m: session.console.append(f"console.{m.type}: {m.text}")
+                if m.type == "error" else None)
+        page.on("pageerror", lambda e: session.console.append(f"page error: {e}"))
+        page.set_default_timeout(STEP_TIMEOUT_MS)
+        session.page = page
+        page.goto(f"{server.url}/lab?reset&token={server.token}", timeout=APP_TIMEOUT_MS)
+        page.wait_for_function("() => !!window.jupyterapp", timeout=APP_TIMEOUT_MS)
+        page.evaluate("() => window.jupyterapp.restored.then(() => true)")
+        yield session
+    finally:
+        if browser is not None:
+            browser.close()
+        if pw is not None:
+            pw.stop()
+        if server is not None:
+            server.shutdown_all_kernels()
+            teardown["escalated"] = server.stop()
+        report.write({"teardown": teardown})
+        if not os.environ.get("LNLIB_KEEP_BROWSER_TMP"):
+            shutil.rmtree(base, ignore_errors=True)
+
+
+# --- one notebook: open, Run All, check, screenshot --------------------------------------------------------------
+
+@dataclass
+class OpenNotebook:
+    stem: str
+    lab: Session
+    result: dict
+    problems: list
+
+
+@pytest.fixture(scope="module")
+def notebook(request, lab):
+    stem = request.param
+    page = lab.page
+    ext0, con0 = lab.mark()
+    t_open = time.monotonic()
+    result: dict = {"ok": False}
+    lab.report.notebooks[stem] = result
+    problems: list[str] = []
+    try:
+        page.evaluate(js.OPEN, f"{stem}.ipynb")
+        page.wait_for_function(js.KERNEL_IDLE, timeout=KERNEL_TIMEOUT_MS)
+        lab.server.remember_children()  # the kernel, so teardown reaches it whatever happens
+        result["open_s"] = round(time.monotonic() - t_open, 2)
+        t_run = time.monotonic()
+        run = page.evaluate(js.RUN_ALL)
+        if not run["ok"]:
+            problems.append("notebook:run-all-cells did not succeed")
+        try:
+            page.wait_for_function(js.SETTLED, timeout=SETTLE_TIMEOUT_MS, polling=100)
+        except Exception:  # noqa: BLE001 - the checks below say what is missing
+            problems.append("outputs did not settle (kernel busy, widget or image still loading)")
+        result["run_all_s"] = round(time.monotonic() - t_run, 2)
+        state = page.evaluate(js.PROBLEMS)
+        problems += state["problems"]
+        result["widgets"] = state["widgets"]
+        result["images"] = state["images"]
+        screenshot(page, ARTIFACTS / f"{stem}.png", state["height"])
+        problems += [f"external request blocked: {u}" for u in lab.external[ext0:]]
+        problems += lab.console[con0:]
+        result["ok"] = not problems
+        result["problems"] = problems
+        yield OpenNotebook(stem, lab, result, problems)
+        late = [f"external request blocked: {u}" for u in lab.external[len(lab.external):]]
+        result["ok"] = result["ok"] and not late
+    finally:
+        try:
+            page.evaluate(js.CLOSE)
+        except Exception:  # noqa: BLE001 - the session teardown shuts every kernel down anyway
+            pass
+
+
+def screenshot(page, path: Path, content_height: int) -> None:
+    """Full notebook in one PNG: make the viewport tall enough for every cell, shoot, restore."""
+    original = page.viewport_size
+    height = max(original["height"], min(int(content_height) + 200, 16_000))
+    page.set_viewport_size({"width": original["width"], "height": height})
+    try:
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.jp-Notebook img')].every(i => i.complete)", timeout=10_000)
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        page.set_viewport_size(original)

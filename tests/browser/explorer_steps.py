@@ -1,0 +1,76 @@
+"""What a learner does with each explorer, and what the explorer must show afterwards.
+
+One entry per (notebook stem, explorer): the explorer is the first `<Name>Explorer(` call found in a code cell of
+that notebook ("<Name>Explorer#2" for the second one in the same notebook). Steps run in order, in the real
+browser, on the explorer's own output area.
+
+Add a row when you add an explorer. An explorer without a row is still moved by the generic fallback (every
+slider ArrowRight, every toggle group / dropdown to another option, every checkbox clicked; "some output
+changed"), but a text box cannot be moved generically: an explorer with a text box and no row for it fails.
+
+Step fields
+    control   "text" | "slider" | "toggle" | "dropdown" | "checkbox"
+    which     index among the explorer's controls of that kind (0 = first), or a substring of its label ("ε")
+    type      text: replaces the box's content by typing this, key by key (Ctrl+A first)
+    key       slider / dropdown: a key pressed on the focused handle / select ("ArrowRight", "End", …)
+    click     toggle: the label of the button to click
+    choose    dropdown: the label of the option to choose
+    expect    substrings that must appear in the explorer's text afterwards
+    expect_re regular expressions (JavaScript syntax) that must match the explorer's text afterwards;
+              table cells are separated by tabs in the text, so use \\s+ between cells
+    absent    substrings that must not appear afterwards
+    changed   outputs that must differ from before the step: "tables", "images", "html" (text of HTML outputs,
+              including messages) or "any"
+    unchanged outputs that must stay exactly as before (e.g. the last valid table after a typing error)
+
+Latency is measured in the page from the learner's last input event (keydown / mousedown / input / change)
+before the expected state appeared, to the DOM change (or image load) that completed it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Step:
+    control: str
+    which: int | str = 0
+    type: str | None = None
+    key: str | None = None
+    click: str | None = None
+    choose: str | None = None
+    expect: tuple[str, ...] = ()
+    expect_re: tuple[str, ...] = ()
+    absent: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ("any",)
+    unchanged: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        action = self.type if self.type is not None else self.key or self.click or self.choose or "click"
+        return f"{self.control}[{self.which}] {action!r}"
+
+
+ERROR = "⚠"  # every explorer error message starts with it (lnlib.widgets.error_html)
+
+INTERACTIONS: dict[tuple[str, str], list[Step]] = {
+    ("02-which-axis", "AxisExplorer"): [
+        Step("toggle", click="按列", changed=("tables", "images"),
+             expect=("按列：每一维一组",), expect_re=(r"第 1 维\s+10\.000\s+56\.000\s+7\.483",)),
+        Step("dropdown", choose="第 3 维", changed=("images",), unchanged=("tables",)),
+        Step("toggle", click="全表", changed=("tables", "images"),
+             expect=("全表：12 个数一组",), expect_re=(r"全表\s+20\.000\s+620\.000\s+24\.900",)),
+        Step("toggle", click="按行", changed=("tables", "images"), absent=("Traceback", "Error"),
+             expect=("按行",)),
+        Step("dropdown", key="ArrowUp", changed=("images",), unchanged=("tables",)),
+    ],
+    ("03-one-row-by-hand", "VectorExplorer"): [
+        Step("text", type="20, 40, 60, 80", changed=("tables", "images"),
+             expect_re=(r"归一化 x̂\s+-1\.342\s+-0\.447\s+0\.447\s+1\.342", r"均值 μ\s+50\.000")),
+        Step("text", type="a, b", changed=("html",), unchanged=("tables", "images"),
+             expect=(ERROR, "不是数字"), expect_re=(r"归一化 x̂\s+-1\.342\s+-0\.447\s+0\.447\s+1\.342",)),
+        Step("slider", which="ε", key="ArrowRight", changed=("tables",), expect=("ε = 3.16228e-05",)),
+        Step("text", type="2, 4, 6, 8", changed=("tables",), absent=(ERROR,),
+             expect_re=(r"归一化 x̂\s+-1\.342\s+-0\.447\s+0\.447\s+1\.342", r"均值 μ\s+5\.000")),
+    ],
+}

@@ -1,0 +1,204 @@
+"""JavaScript run inside JupyterLab's page by the browser tests (window.jupyterapp is exposed by the server flag
+--LabApp.expose_app_in_browser=True). Kept in one place so the Python side stays readable."""
+
+# Open a notebook through the document manager and remember its panel as window.__lnNb.
+OPEN = """async (path) => {
+  const app = window.jupyterapp;
+  window.__lnNb = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+  return true;
+}"""
+
+# Synchronous check: the notebook's kernel is connected and idle.
+KERNEL_IDLE = """() => {
+  const w = window.__lnNb;
+  if (!w || !w.context || !w.context.isReady || !w.sessionContext) return false;
+  const s = w.sessionContext.session;
+  const k = s && s.kernel;
+  return !!(k && k.connectionStatus === 'connected' && k.status === 'idle' && w.content.widgets.length > 0);
+}"""
+
+# Clear the stored outputs (so only fresh ones are checked), then Run All through the JupyterLab command.
+RUN_ALL = """async () => {
+  const app = window.jupyterapp;
+  app.shell.activateById(window.__lnNb.id);
+  await app.commands.execute('notebook:clear-all-cell-outputs');
+  const t0 = performance.now();
+  const ok = await app.commands.execute('notebook:run-all-cells');
+  // tag every cell so Python can find a cell's DOM by its index
+  window.__lnNb.content.widgets.forEach((c, i) => c.node.setAttribute('data-ln-cell', String(i)));
+  return {ok: ok === true || ok === undefined, ms: performance.now() - t0};
+}"""
+
+# Everything is rendered: no widget placeholder left, every widget output has a view, every image settled.
+SETTLED = """() => {
+  const w = window.__lnNb;
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  if (!k || k.status !== 'idle') return false;
+  const node = w.content.node;
+  const text = node.innerText;
+  if (text.includes('Loading widget')) return false;
+  let wanted = 0;
+  for (const cell of w.content.widgets) {
+    if (cell.model.type !== 'code') continue;
+    if (cell.model.executionCount === null) return false;
+    for (let i = 0; i < cell.model.outputs.length; i++) {
+      const data = cell.model.outputs.get(i).data || {};
+      if (data['application/vnd.jupyter.widget-view+json']) wanted += 1;
+    }
+  }
+  const views = node.querySelectorAll('.jp-OutputArea-output > .jupyter-widgets').length;
+  if (views < wanted) return false;
+  return [...node.querySelectorAll('img')].every(img => img.complete);
+}"""
+
+# Collect every problem a learner would see after Run All.
+PROBLEMS = """() => {
+  const w = window.__lnNb;
+  const problems = [];
+  let widgets = 0;
+  w.content.widgets.forEach((cell, i) => {
+    if (cell.model.type !== 'code') return;
+    if (cell.model.executionCount === null) problems.push(`cell ${i}: not executed`);
+    for (let j = 0; j < cell.model.outputs.length; j++) {
+      const out = cell.model.outputs.get(j).toJSON();
+      if (out.output_type === 'error') problems.push(`cell ${i}: error output ${out.ename}: ${out.evalue}`);
+      if (out.output_type === 'stream' && out.name === 'stderr')
+        problems.push(`cell ${i}: stderr output ${String(out.text).slice(0, 300)}`);
+      if (out.data && out.data['application/vnd.jupyter.widget-view+json']) widgets += 1;
+    }
+  });
+  const node = w.content.node;
+  const stderr = node.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]');
+  if (stderr.length) problems.push(`${stderr.length} stderr/error output(s) shown in the page: `
+                                   + stderr[0].innerText.slice(0, 300));
+  const text = node.innerText;
+  if (text.includes('Error displaying widget')) problems.push('"Error displaying widget" shown');
+  if (text.includes('Loading widget')) problems.push('"Loading widget…" still shown');
+  const views = node.querySelectorAll('.jp-OutputArea-output > .jupyter-widgets').length;
+  if (views !== widgets) problems.push(`${widgets} widget outputs but ${views} widget views rendered`);
+  for (const img of node.querySelectorAll('img')) {
+    if (!img.complete || img.naturalWidth === 0)
+      problems.push(`image not loaded: ${img.getAttribute('src').slice(0, 120)}`);
+  }
+  return {problems, widgets, images: node.querySelectorAll('img').length,
+          cells: w.content.widgets.length, height: node.scrollHeight};
+}"""
+
+# Forget the notebook: no save dialog, shut its kernel down, close the tab.
+CLOSE = """async () => {
+  const w = window.__lnNb;
+  if (!w) return;
+  window.__lnNb = null;
+  try { w.context.model.dirty = false; } catch (e) {}
+  try { await w.sessionContext.shutdown(); } catch (e) {}
+  w.dispose();
+}"""
+
+# --- explorers ------------------------------------------------------------------------------------------------
+
+# The controls of one explorer, in DOM order, grouped by kind.
+CONTROL_SELECTORS = {
+    "text": ".widget-text, .widget-textarea",
+    "slider": ".widget-slider",
+    "toggle": ".widget-toggle-buttons",
+    "dropdown": ".widget-dropdown",
+    "checkbox": ".widget-checkbox",
+}
+
+CONTROLS = """([root, selectors]) => {
+  const out = [];
+  for (const [kind, sel] of Object.entries(selectors)) {
+    root.querySelectorAll(sel).forEach((el, index) => {
+      const label = el.querySelector('.widget-label');
+      const input = el.querySelector('input, select, textarea, .noUi-handle');
+      const buttons = [...el.querySelectorAll('button')];
+      out.push({kind, index, label: label ? label.innerText.trim() : '',
+                disabled: !!(input && (input.disabled || input.hasAttribute('disabled')))
+                          || (buttons.length > 0 && buttons.every(b => b.disabled)),
+                options: kind === 'dropdown' ? [...el.querySelectorAll('option')].map(o => o.label) :
+                         kind === 'toggle' ? buttons.map(b => b.innerText.trim()) : [],
+                active: kind === 'toggle' ? buttons.findIndex(b => b.classList.contains('mod-active')) :
+                        kind === 'dropdown' ? el.querySelector('select').selectedIndex : -1,
+                at_max: kind === 'slider' ? (() => { const h = el.querySelector('.noUi-handle');
+                  return !!h && h.getAttribute('aria-valuenow') === h.getAttribute('aria-valuemax'); })() : false});
+    });
+  }
+  return out;
+}"""
+
+# Arm a probe on one explorer: remember the outputs' signatures, record the time of every learner input event,
+# and, on every DOM change or image load, check whether the expected state has been reached.
+ARM = """([root, spec]) => {
+  const sig = () => ({
+    tables: [...root.querySelectorAll('table')].map(t => t.innerText).join('\\n---\\n'),
+    images: [...root.querySelectorAll('img')].map(i => i.src).join(' '),
+    html: [...root.querySelectorAll('.widget-html, .widget-htmlmath')].map(h => h.innerText).join('\\n---\\n'),
+  });
+  sig.any = (s) => s.tables + s.images + s.html;
+  const before = sig();
+  const probe = {t0: null, t1: null, inputs: [], lastMutation: performance.now(), before};
+  const imagesLoaded = () => [...root.querySelectorAll('img')].every(i => i.complete && i.naturalWidth > 0);
+  probe.check = () => {
+    const now = sig();
+    const text = root.innerText;
+    for (const s of spec.expect) if (!text.includes(s)) return false;
+    for (const r of spec.expect_re) if (!(new RegExp(r)).test(text)) return false;
+    for (const s of spec.absent) if (text.includes(s)) return false;
+    for (const key of spec.changed) {
+      if (key === 'any' ? sig.any(now) === sig.any(before) : now[key] === before[key]) return false;
+    }
+    for (const key of spec.unchanged) if (now[key] !== before[key]) return false;
+    if (spec.changed.includes('images') && !imagesLoaded()) return false;
+    return true;
+  };
+  probe.poll = () => {
+    if (probe.t1 === null && probe.inputs.length && probe.check()) probe.t1 = performance.now();
+    return probe.t1 !== null;
+  };
+  const onInput = (e) => { probe.inputs.push(e.timeStamp); };
+  const onChange = () => { probe.lastMutation = performance.now(); probe.poll(); };
+  const obs = new MutationObserver(onChange);
+  obs.observe(root, {subtree: true, childList: true, characterData: true, attributes: true});
+  root.addEventListener('load', onChange, true);
+  const kinds = ['keydown', 'mousedown', 'input', 'change'];
+  for (const k of kinds) document.addEventListener(k, onInput, true);
+  probe.disarm = () => {
+    obs.disconnect();
+    root.removeEventListener('load', onChange, true);
+    for (const k of kinds) document.removeEventListener(k, onInput, true);
+  };
+  window.__lnProbe = probe;
+  return probe.check();
+}"""
+
+# Done when the expected state was reached; latency = last learner input before that moment -> that moment.
+PROBE_DONE = "() => window.__lnProbe.poll() && window.__lnProbe.check()"
+
+PROBE_RESULT = """() => {
+  const p = window.__lnProbe;
+  p.disarm();
+  const before = p.inputs.filter(t => t <= p.t1);
+  const t0 = before.length ? before[before.length - 1] : null;
+  return {latency_ms: (t0 === null || p.t1 === null) ? null : p.t1 - t0, inputs: p.inputs.length};
+}"""
+
+PROBE_FAIL_STATE = """([root]) => {
+  const p = window.__lnProbe;
+  if (p) p.disarm();
+  return root.innerText.slice(0, 1500);
+}"""
+
+# Quiet: the kernel is idle and the explorer has not changed for `ms` milliseconds (no fixed sleep in Python).
+QUIET = """([root, ms]) => {
+  const w = window.__lnNb;
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  if (!window.__lnQuiet || window.__lnQuiet.root !== root) {
+    const q = {root, last: performance.now()};
+    q.obs = new MutationObserver(() => { q.last = performance.now(); });
+    q.obs.observe(root, {subtree: true, childList: true, characterData: true, attributes: true});
+    if (window.__lnQuiet) window.__lnQuiet.obs.disconnect();
+    window.__lnQuiet = q;
+  }
+  return !!k && k.status === 'idle' && performance.now() - window.__lnQuiet.last > ms
+         && [...root.querySelectorAll('img')].every(i => i.complete);
+}"""
