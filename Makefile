@@ -19,7 +19,7 @@ $(STAMP): binder/requirements.txt pyproject.toml
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/00-index.ipynb
 
-test: lint test-unit test-notebooks
+test: lint test-unit test-notebooks test-browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check lnlib tests tools
@@ -38,6 +38,13 @@ test-notebooks: $(STAMP)
 		echo "note: unshare -rn is not available here, so the notebooks run WITH network access"; \
 		$(BIN)/python -m pytest -q $(NBVAL) notebooks; \
 	fi
+
+# Real browser (issue 6): every notebook run in JupyterLab + Debian's Chromium (/usr/bin/chromium, driven by
+# Playwright), every explorer moved; screenshots and report.json in build/browser/. Without Chromium the tests skip
+# and say why (-rs).
+.PHONY: test-browser
+test-browser: $(STAMP)
+	$(BIN)/python -m pytest -q -rs -m browser tests/browser
 
 # Maintainers: re-run every notebook from a clean kernel and save its outputs ("Restart & Run All").
 notebooks: $(STAMP)

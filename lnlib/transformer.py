@@ -245,8 +245,10 @@ def ffn_gradient_norms(norm: str, depth: int, width: int, seed: int = 0) -> np.n
 
     The model is a stack of Transformer encoder layers (self-attention + ReLU feed-forward, each sub-layer with its
     residual connection); L is the mean over a batch of 4 × 16 tokens of ½‖y − t‖²; W2 is the layer's second
-    feed-forward matrix. Reproduces the pattern of Xiong et al. (2020), Fig. 3: for norm="post" the norms grow
-    toward the output, for norm="pre" they do not. "deepnorm" and "none" are accepted too. Introduced in notebook 09.
+    feed-forward matrix. Reproduces Theorem 1 of Xiong et al. (2020): the last layer's norm does not depend on the
+    depth for norm="post" and shrinks like 1/√depth for norm="pre", so near the output Post-LN's gradients are the
+    larger ones. (The per-layer rise of their Fig. 3(a) does not appear in this small model with random tokens;
+    notebook 09 says so.) "deepnorm" and "none" are accepted too. Introduced in notebook 09.
     """
     _check_args(norm, depth, width)
     stack = make_stack(norm, depth, width, seed)

@@ -119,6 +119,7 @@ class AxisExplorer(Explorer):
         self.index = widgets.Dropdown(description="哪一个：")
         self.plot = widgets.Image(format="png")
         self.summary = widgets.HTML()
+        self._switching = False
         self._set_index_options()
         self.mode.observe(self.on_mode, names="value")
         self.index.observe(self.on_index, names="value")
@@ -137,12 +138,16 @@ class AxisExplorer(Explorer):
         self.index.disabled = self.mode.value == "all"
 
     def on_mode(self, change) -> None:
-        with self.index.hold_trait_notifications():
+        self._switching = True  # new options fire on_index; render once, after both are set
+        try:
             self._set_index_options()
+        finally:
+            self._switching = False
         self.render()
 
     def on_index(self, change) -> None:
-        self.render()
+        if not self._switching:
+            self.render()
 
     def render(self) -> None:
         self.summary.value = tables.axis_stats_table(self.matrix, self.mode.value, self.tokens).to_html()

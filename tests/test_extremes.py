@@ -14,13 +14,21 @@ import pytest
 
 import lnlib
 
+def _strict_warnings() -> None:
+    """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
+    report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""
+    warnings.simplefilter("error")
+    warnings.simplefilter("default", ResourceWarning)
+    warnings.simplefilter("default", pytest.PytestUnraisableExceptionWarning)
+
+
 XHAT_1234 = np.array([-3, -1, 1, 3]) / np.sqrt(5)  # ≈ [−1.342, −0.447, 0.447, 1.342]
 
 
 @pytest.fixture(autouse=True)
 def _every_warning_is_an_error():
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        _strict_warnings()
         yield
 
 

@@ -31,6 +31,14 @@ from hypothesis.extra import numpy as hnp
 import lnlib
 from lnlib import grad
 
+def _strict_warnings() -> None:
+    """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
+    report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""
+    warnings.simplefilter("error")
+    warnings.simplefilter("default", ResourceWarning)
+    warnings.simplefilter("default", pytest.PytestUnraisableExceptionWarning)
+
+
 FLOAT_DTYPES = [np.float16, np.float32, np.float64]
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32]
 EXACT_INT = 2**53  # integers are converted to float64, exact up to 2**53 (the documented contract)
@@ -333,7 +341,7 @@ def test_p7_finite_input_gives_finite_output(family, data, eps):
 def test_p8_no_runtime_warning_for_finite_input(family, data, eps):
     x, axis = data.draw(x_and_axes(dtypes=FAMILIES[family]))
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # every warning, not only RuntimeWarning
+        _strict_warnings()
         _whole_api(x, eps, axis)
 
 
@@ -410,7 +418,7 @@ def test_p11_big_inputs_match_the_reference_path(x, eps, affine, lead, data):
     gamma = data.draw(moderate(x.dtype, (d,))) if affine else None
     beta = data.draw(moderate(x.dtype, (d,))) if affine else None
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        _strict_warnings()
         y = lnlib.layer_norm(big, gamma, beta, eps=eps)
         ref = lnlib.layer_norm_steps(big, gamma, beta, eps=eps).output
         y2 = lnlib.layer_norm(big, eps=eps, axis=(-2, -1))

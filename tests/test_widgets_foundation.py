@@ -72,3 +72,14 @@ def test_axis_explorer_switches_between_rows_columns_and_table():
     a.mode.value = "all"
     assert a.index.disabled and len(numbers(a.summary.value)) == 3
     assert numbers(a.summary.value)[0] == pytest.approx(20.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("path", [("all", "row"), ("all", "column"), ("column", "row"), ("row", "all", "row")])
+def test_axis_explorer_survives_every_mode_sequence(path):
+    a = widgets.AxisExplorer()
+    for mode in path:
+        a.mode.value = mode
+    assert a.mode.value == path[-1]
+    expected = {"row": [5.0, 5.0, 2.236], "column": [10.0], "all": [20.0]}[path[-1]]
+    assert numbers(a.summary.value)[: len(expected)] == pytest.approx(expected, abs=1e-3)
+    assert a.index.disabled == (path[-1] == "all")

@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -18,11 +17,10 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from . import page_js as js
+from .lab_harness import CHROMIUM, CHROMIUM_ARGS, LabServer
 
-import page_js as js  # noqa: E402
-from lab_harness import CHROMIUM, CHROMIUM_ARGS, LabServer  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 ROOT = HERE.parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -106,8 +104,16 @@ class Session:
         return len(self.external), len(self.console)
 
 
+def _selected(config) -> bool:
+    """Browser tests start a server and a browser: only when asked for (-m browser, make test-browser)."""
+    expr = config.getoption("markexpr") or ""
+    return ("browser" in expr and "not browser" not in expr) or os.environ.get("LNLIB_BROWSER_TESTS") == "1"
+
+
 @pytest.fixture(scope="session")
-def lab():
+def lab(request):
+    if not _selected(request.config):
+        pytest.skip("browser tests run only when selected: `make test-browser` or `pytest -m browser`")
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the "
                     "browser tests")
@@ -125,7 +131,7 @@ def lab():
     teardown: dict = {}
     try:
         server = LabServer.start(base, NOTEBOOKS)
-        report.notebooks_server_start_s = round(time.monotonic() - report.started, 1)
+        teardown["server_start_s"] = round(time.monotonic() - report.started, 1)
         pw = sync_playwright().start()
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env=server.env,
                                      headless=True)
@@ -160,7 +166,7 @@ def lab():
         if server is not None:
             server.shutdown_all_kernels()
             teardown["escalated"] = server.stop()
-        report.write({"teardown": teardown})
+        report.write({"server": teardown})
         if not os.environ.get("LNLIB_KEEP_BROWSER_TMP"):
             shutil.rmtree(base, ignore_errors=True)
 
@@ -208,8 +214,6 @@ def notebook(request, lab):
         result["ok"] = not problems
         result["problems"] = problems
         yield OpenNotebook(stem, lab, result, problems)
-        late = [f"external request blocked: {u}" for u in lab.external[len(lab.external):]]
-        result["ok"] = result["ok"] and not late
     finally:
         try:
             page.evaluate(js.CLOSE)
@@ -220,11 +224,13 @@ def notebook(request, lab):
 def screenshot(page, path: Path, content_height: int) -> None:
     """Full notebook in one PNG: make the viewport tall enough for every cell, shoot, restore."""
     original = page.viewport_size
-    height = max(original["height"], min(int(content_height) + 200, 16_000))
+    # menu bar, tab bar, notebook toolbar and status bar take about 150 px above and below the cells
+    height = max(original["height"], min(int(content_height) + 250, 16_000))
     page.set_viewport_size({"width": original["width"], "height": height})
     try:
         page.wait_for_function(
             "() => [...document.querySelectorAll('.jp-Notebook img')].every(i => i.complete)", timeout=10_000)
+        page.evaluate(js.SCROLL_TOP)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         page.screenshot(path=str(path), full_page=True)
     finally:

@@ -35,8 +35,7 @@ SETTLED = """() => {
   const k = w.sessionContext.session && w.sessionContext.session.kernel;
   if (!k || k.status !== 'idle') return false;
   const node = w.content.node;
-  const text = node.innerText;
-  if (text.includes('Loading widget')) return false;
+  if (node.textContent.includes('Loading widget')) return false;
   let wanted = 0;
   for (const cell of w.content.widgets) {
     if (cell.model.type !== 'code') continue;
@@ -70,8 +69,8 @@ PROBLEMS = """() => {
   const node = w.content.node;
   const stderr = node.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]');
   if (stderr.length) problems.push(`${stderr.length} stderr/error output(s) shown in the page: `
-                                   + stderr[0].innerText.slice(0, 300));
-  const text = node.innerText;
+                                   + stderr[0].textContent.slice(0, 300));
+  const text = node.textContent;  // not innerText: off-screen cells (content-visibility) have none
   if (text.includes('Error displaying widget')) problems.push('"Error displaying widget" shown');
   if (text.includes('Loading widget')) problems.push('"Loading widget…" still shown');
   const views = node.querySelectorAll('.jp-OutputArea-output > .jupyter-widgets').length;
@@ -81,7 +80,15 @@ PROBLEMS = """() => {
       problems.push(`image not loaded: ${img.getAttribute('src').slice(0, 120)}`);
   }
   return {problems, widgets, images: node.querySelectorAll('img').length,
-          cells: w.content.widgets.length, height: node.scrollHeight};
+          cells: w.content.widgets.length,
+          height: Math.max(node.scrollHeight, ...[...node.querySelectorAll('.jp-WindowedPanel-outer, '
+                           + '.jp-WindowedPanel-inner')].map(e => e.scrollHeight))};
+}"""
+
+# Scroll the notebook back to its first cell (for the full-page screenshot).
+SCROLL_TOP = """() => {
+  const node = window.__lnNb.content.node;
+  for (const e of [node, ...node.querySelectorAll('.jp-WindowedPanel-outer')]) e.scrollTop = 0;
 }"""
 
 # Forget the notebook: no save dialog, shut its kernel down, close the tab.
@@ -112,11 +119,11 @@ CONTROLS = """([root, selectors]) => {
       const label = el.querySelector('.widget-label');
       const input = el.querySelector('input, select, textarea, .noUi-handle');
       const buttons = [...el.querySelectorAll('button')];
-      out.push({kind, index, label: label ? label.innerText.trim() : '',
+      out.push({kind, index, label: label ? label.textContent.trim() : '',
                 disabled: !!(input && (input.disabled || input.hasAttribute('disabled')))
                           || (buttons.length > 0 && buttons.every(b => b.disabled)),
                 options: kind === 'dropdown' ? [...el.querySelectorAll('option')].map(o => o.label) :
-                         kind === 'toggle' ? buttons.map(b => b.innerText.trim()) : [],
+                         kind === 'toggle' ? buttons.map(b => b.textContent.trim()) : [],
                 active: kind === 'toggle' ? buttons.findIndex(b => b.classList.contains('mod-active')) :
                         kind === 'dropdown' ? el.querySelector('select').selectedIndex : -1,
                 at_max: kind === 'slider' ? (() => { const h = el.querySelector('.noUi-handle');

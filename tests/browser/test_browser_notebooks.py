@@ -1,0 +1,190 @@
+"""Every notebook in JupyterLab + Chromium, every explorer moved the way a learner moves it (issue 6).
+
+The notebooks and explorers are discovered, not listed: a new notebook is run here as soon as it exists, and a
+new explorer is at least moved generically; add its row in explorer_steps.py to check its numbers.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from . import page_js as js
+from .conftest import ARTIFACTS, STEP_TIMEOUT_MS, explorers_in
+from .explorer_steps import INTERACTIONS, Step
+
+pytestmark = pytest.mark.browser
+
+QUIET_MS = 250  # the explorer counts as settled after this long without a DOM change and with an idle kernel
+
+
+def test_notebook_runs_clean(notebook):
+    """Open, wait for an idle kernel, Run All; no error/stderr output, every widget and image rendered, no console
+    error, no request leaving 127.0.0.1."""
+    assert not notebook.problems, f"{notebook.stem}:\n  " + "\n  ".join(notebook.problems)
+
+
+def test_explorer_follows_the_learner(notebook, explorer):
+    stem, page = notebook.stem, notebook.lab.page
+    cell = dict(explorers_in(stem))[explorer]
+    root = page.locator(f'[data-ln-cell="{cell}"] .jp-OutputArea-output > .jupyter-widgets').first
+    assert root.count() == 1, f"{stem} {explorer}: no rendered widget in cell {cell}"
+    # a viewport tall enough for the whole explorer: off-screen cells are not rendered (content-visibility)
+    original = page.viewport_size
+    box = root.bounding_box()
+    tall = max(original["height"], min(int(box["height"] if box else 0) + 300, 16_000))
+    page.set_viewport_size({"width": original["width"], "height": tall})
+    try:
+        failures = interact(notebook, explorer, page, root, cell)
+    finally:
+        page.set_viewport_size(original)
+    assert not failures, f"{stem} {explorer}:\n  " + "\n  ".join(failures)
+
+
+def interact(notebook, explorer: str, page, root, cell: int) -> list[str]:
+    stem = notebook.stem
+    root.scroll_into_view_if_needed()
+    handle = root.element_handle()
+    controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
+    assert controls, f"{stem} {explorer}: no control found in the rendered explorer"
+
+    steps = list(INTERACTIONS.get((stem, explorer), []))
+    touched: set[tuple[str, int]] = set()
+    failures: list[str] = []
+    for step in steps:
+        index = resolve(step, controls)
+        touched.add((step.control, index))
+        failures += run_step(notebook, explorer, page, handle, step, index, generic=False)
+        controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
+
+    # every control the rows did not move is moved generically: some output must change
+    for control in controls:
+        key = (control["kind"], control["index"])
+        if key in touched or control["disabled"]:
+            continue
+        step = generic_step(control)
+        if step is None:
+            failures.append(f"{control['kind']} {control['label']!r}: no row in explorer_steps.py moves it")
+            continue
+        failures += run_step(notebook, explorer, page, handle, step, control["index"], generic=True)
+        controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
+
+    shoot_element(page, page.locator(f'[data-ln-cell="{cell}"]'),
+                  ARTIFACTS / f"{stem}--{explorer.replace('#', '-')}.png")
+    problems = page.evaluate(js.PROBLEMS)["problems"]
+    failures += [f"after the interactions: {p}" for p in problems if p not in notebook.problems]
+    return failures
+
+
+# --- helpers ------------------------------------------------------------------------------------------------------
+
+def resolve(step: Step, controls: list[dict]) -> int:
+    mine = [c for c in controls if c["kind"] == step.control]
+    if isinstance(step.which, int):
+        assert step.which < len(mine), f"{step.describe()}: only {len(mine)} {step.control} control(s)"
+        return step.which
+    for c in mine:
+        if step.which in c["label"]:
+            return c["index"]
+    raise AssertionError(f"{step.describe()}: no {step.control} labelled {step.which!r} in "
+                         f"{[c['label'] for c in mine]}")
+
+
+def generic_step(control: dict) -> Step | None:
+    kind = control["kind"]
+    if kind == "slider":
+        return Step("slider", control["index"], key="ArrowLeft" if control["at_max"] else "ArrowRight")
+    if kind in ("toggle", "dropdown"):
+        options = control["options"]
+        if len(options) < 2:
+            return None
+        other = options[(control["active"] + 1) % len(options)]
+        return Step(kind, control["index"], **({"click": other} if kind == "toggle" else {"choose": other}))
+    if kind == "checkbox":
+        return Step("checkbox", control["index"])
+    return None  # text: only a row knows what to type
+
+
+def run_step(notebook, explorer: str, page, root, step: Step, index: int, generic: bool) -> list[str]:
+    container = root_locator(page, root).locator(js.CONTROL_SELECTORS[step.control]).nth(index)
+    label = f"{'(generic) ' if generic else ''}{step.describe()}"
+    entry = {"notebook": notebook.stem, "explorer": explorer, "control": label, "latency_ms": None,
+             "ok": False, "generic": generic}
+    notebook.lab.report.interactions.append(entry)
+    wait_quiet(page, root)
+    spec = {"expect": list(step.expect), "expect_re": list(step.expect_re), "absent": list(step.absent),
+            "changed": list(step.changed), "unchanged": list(step.unchanged)}
+    if page.evaluate(js.ARM, [root, spec]):
+        page.evaluate(js.PROBE_FAIL_STATE, [root])
+        return [f"{label}: the expected state already holds before the step (the step proves nothing)"]
+    t0 = time.monotonic()
+    try:
+        act(page, container, step)
+        page.wait_for_function(js.PROBE_DONE, timeout=STEP_TIMEOUT_MS)
+        wait_quiet(page, root)
+        if not page.evaluate("() => window.__lnProbe.check()"):
+            raise AssertionError("the expected state did not last")
+    except Exception as err:  # noqa: BLE001 - reported with what the explorer shows
+        shown = page.evaluate(js.PROBE_FAIL_STATE, [root])
+        return [f"{label}: {type(err).__name__}: {str(err).splitlines()[0][:200]} after "
+                f"{time.monotonic() - t0:.1f} s; the explorer shows:\n{shown}"]
+    result = page.evaluate(js.PROBE_RESULT)
+    entry["latency_ms"] = None if result["latency_ms"] is None else round(result["latency_ms"], 1)
+    entry["ok"] = True
+    return []
+
+
+def root_locator(page, root):
+    cell = root.evaluate("(el) => el.closest('[data-ln-cell]').getAttribute('data-ln-cell')")
+    return page.locator(f'[data-ln-cell="{cell}"] .jp-OutputArea-output > .jupyter-widgets').first
+
+
+def act(page, container, step: Step) -> None:
+    if step.control == "text":
+        box = container.locator("input, textarea").first
+        box.click()
+        page.keyboard.press("ControlOrMeta+A")
+        if len(step.type) > 1:
+            page.keyboard.type(step.type[:-1])
+            wait_quiet(page, container.element_handle())
+        page.keyboard.type(step.type[-1:])  # the key whose effect is measured
+    elif step.control == "slider":
+        container.locator(".noUi-handle").first.focus()
+        page.keyboard.press(step.key or "ArrowRight")
+    elif step.control == "toggle":
+        container.get_by_role("button", name=step.click, exact=True).click()
+    elif step.control == "dropdown":
+        select = container.locator("select")
+        if step.choose is not None:
+            select.select_option(label=step.choose)
+        else:
+            select.focus()
+            page.keyboard.press(step.key)
+    elif step.control == "checkbox":
+        container.locator("input[type=checkbox]").click()
+    else:
+        raise ValueError(f"unknown control kind {step.control!r}")
+
+
+def wait_quiet(page, root) -> None:
+    root_el = root_handle(root)
+    page.wait_for_function(js.QUIET, arg=[root_el, QUIET_MS], timeout=STEP_TIMEOUT_MS, polling=50)
+
+
+def root_handle(el):
+    """The explorer's root element for any element inside it."""
+    return el.evaluate_handle("(e) => e.closest('.jp-OutputArea-output > .jupyter-widgets') || e")
+
+
+def shoot_element(page, locator, path) -> None:
+    original = page.viewport_size
+    box = locator.bounding_box()
+    height = max(original["height"], min(int(box["height"]) + 200, 16_000)) if box else original["height"]
+    page.set_viewport_size({"width": original["width"], "height": height})
+    try:
+        locator.scroll_into_view_if_needed()
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        locator.screenshot(path=str(path))
+    finally:
+        page.set_viewport_size(original)
