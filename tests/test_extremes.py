@@ -14,6 +14,7 @@ import pytest
 
 import lnlib
 
+
 def _strict_warnings() -> None:
     """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
     report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""

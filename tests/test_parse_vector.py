@@ -16,6 +16,7 @@ import pytest
 from lnlib import widgets
 from lnlib.widgets import parse_vector
 
+
 def _strict_warnings() -> None:
     """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
     report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""

@@ -31,6 +31,7 @@ from hypothesis.extra import numpy as hnp
 import lnlib
 from lnlib import grad
 
+
 def _strict_warnings() -> None:
     """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
     report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""
