@@ -22,7 +22,7 @@ lab: $(STAMP)
 test: lint test-unit test-notebooks test-browser
 
 lint: $(STAMP)
-	$(BIN)/ruff check lnlib tests tools
+	$(BIN)/ruff check lnlib tests tools benchmarks
 	$(BIN)/python tools/nav.py --check
 
 test-unit: $(STAMP)
