@@ -73,29 +73,53 @@ class Explorer:
         return self.box._repr_mimebundle_(**kwargs)
 
 
-class VectorExplorer(Explorer):
-    """Type a vector, move ε: the stage table and the stage plot follow (notebook 03)."""
+class TypedVectorExplorer(Explorer):
+    """Base for explorers with a text box for a vector: `self.text`, `self.message`, `self.values`.
 
-    def __init__(self, text: str = "2, 4, 6, 8", eps: float = 1e-5):
+    Bad text shows the Chinese message and keeps the last valid `values` (and so the last table and plot);
+    the message stays until the text is valid again, whatever other control moves meanwhile.
+    """
+
+    def _init_text(self, text: str) -> None:
         self.text = widgets.Text(value=text, description="向量 x：", continuous_update=True,
                                  layout=widgets.Layout(width="420px"))
-        self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=0.5, description="ε：",
-                                          readout_format=".0e", continuous_update=True)
         self.message = widgets.HTML()
-        self.table = widgets.HTML()
-        self.plot = widgets.Image(format="png")
-        self.values = parse_vector(text)
+        self.values = self.read(text)
         self.text.observe(self.on_text, names="value")
-        self.eps.observe(self.on_eps, names="value")
-        self.box = widgets.VBox([self.text, self.eps, self.message, self.table, self.plot])
-        self.render()
+
+    max_magnitude = 1e100  # plots need headroom: axis limits and curves multiply the values
+
+    def read(self, text: str) -> np.ndarray:
+        """parse_vector plus the explorer's own limit; raises ValueError with a Chinese message."""
+        values = parse_vector(text)
+        if np.max(np.abs(values)) > self.max_magnitude:
+            raise ValueError(f"数字太大：小工具只接受绝对值不超过 {self.max_magnitude:.0e} 的数。")
+        return values
 
     def on_text(self, change) -> None:
         try:
-            self.values = parse_vector(change["new"])
+            self.values = self.read(change["new"])
         except ValueError as err:
             self.message.value = error_html(str(err))
             return
+        self.message.value = ""
+        self.render()
+
+    def render(self) -> None:
+        raise NotImplementedError
+
+
+class VectorExplorer(TypedVectorExplorer):
+    """Type a vector, move ε: the stage table and the stage plot follow (notebook 03)."""
+
+    def __init__(self, text: str = "2, 4, 6, 8", eps: float = 1e-5):
+        self._init_text(text)
+        self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=0.5, description="ε：",
+                                          readout_format=".0e", continuous_update=True)
+        self.table = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        self.eps.observe(self.on_eps, names="value")
+        self.box = widgets.VBox([self.text, self.eps, self.message, self.table, self.plot])
         self.render()
 
     def on_eps(self, change) -> None:
@@ -103,7 +127,6 @@ class VectorExplorer(Explorer):
 
     def render(self) -> None:
         steps = layer_norm_steps(self.values, eps=self.eps.value)
-        self.message.value = ""
         self.table.value = tables.stage_table(steps).to_html()
         self.plot.value = plots.to_png(plots.stage_bars(steps))
 
@@ -158,31 +181,19 @@ class AxisExplorer(Explorer):
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
 
 
-class EpsilonExplorer(Explorer):
+class EpsilonExplorer(TypedVectorExplorer):
     """Move ε on a log scale (1e-8 … 1) over a nearly constant row and watch x̂ shrink (notebook 04)."""
 
     def __init__(self, text: str = "3, 3.002, 2.998, 3", eps: float = 1e-5):
-        self.text = widgets.Text(value=text, description="向量 x：", continuous_update=True,
-                                 layout=widgets.Layout(width="420px"))
+        self._init_text(text)
         self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=0.25, description="ε：",
                                           readout_format=".0e", continuous_update=True,
                                           layout=widgets.Layout(width="420px"))
-        self.message = widgets.HTML()
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self.values = parse_vector(text)
-        self.text.observe(self.on_text, names="value")
         self.eps.observe(self.on_eps, names="value")
         self.box = widgets.VBox([self.text, self.eps, self.message, self.summary, self.table, self.plot])
-        self.render()
-
-    def on_text(self, change) -> None:
-        try:
-            self.values = parse_vector(change["new"])
-        except ValueError as err:
-            self.message.value = error_html(str(err))
-            return
         self.render()
 
     def on_eps(self, change) -> None:
@@ -190,18 +201,16 @@ class EpsilonExplorer(Explorer):
 
     def render(self) -> None:
         eps = float(self.eps.value)
-        self.message.value = ""
         self.summary.value = tables.epsilon_summary(self.values, eps).to_html()
         self.table.value = tables.stage_table(layer_norm_steps(self.values, eps=eps)).to_html()
         self.plot.value = plots.to_png(plots.epsilon_plot(self.values, eps))
 
 
-class ScaleShiftExplorer(Explorer):
+class ScaleShiftExplorer(TypedVectorExplorer):
     """Scale a row by a and shift it by b: a·x + b moves, its x̂ stays the same (notebook 05)."""
 
     def __init__(self, text: str = "2, 4, 6, 8", scale: float = 1.0, shift: float = 0.0, eps: float = 1e-5):
-        self.text = widgets.Text(value=text, description="向量 x：", continuous_update=True,
-                                 layout=widgets.Layout(width="420px"))
+        self._init_text(text)
         self.scale = widgets.FloatLogSlider(value=scale, base=10, min=-1, max=1, step=0.05,
                                             description="缩放 a：",
                                             readout_format=".3g", continuous_update=True,
@@ -209,22 +218,11 @@ class ScaleShiftExplorer(Explorer):
         self.shift = widgets.FloatSlider(value=shift, min=-50, max=50, step=1, description="平移 b：",
                                          continuous_update=True, layout=widgets.Layout(width="420px"))
         self.eps = eps
-        self.message = widgets.HTML()
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self.values = parse_vector(text)
-        self.text.observe(self.on_text, names="value")
         self.scale.observe(self.on_slider, names="value")
         self.shift.observe(self.on_slider, names="value")
         self.box = widgets.VBox([self.text, self.scale, self.shift, self.message, self.table, self.plot])
-        self.render()
-
-    def on_text(self, change) -> None:
-        try:
-            self.values = parse_vector(change["new"])
-        except ValueError as err:
-            self.message.value = error_html(str(err))
-            return
         self.render()
 
     def on_slider(self, change) -> None:
@@ -238,7 +236,6 @@ class ScaleShiftExplorer(Explorer):
 
     def render(self) -> None:
         a, b = float(self.scale.value), float(self.shift.value)
-        self.message.value = ""
         self.table.value = tables.scale_shift_table(self.values, a, b, eps=self.eps).to_html()
         fig = plots.scale_shift_bars(self.values, a, b, eps=self.eps, ylim=self._ylim())
         self.plot.value = plots.to_png(fig)

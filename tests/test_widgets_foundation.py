@@ -83,3 +83,13 @@ def test_axis_explorer_survives_every_mode_sequence(path):
     expected = {"row": [5.0, 5.0, 2.236], "column": [10.0], "all": [20.0]}[path[-1]]
     assert numbers(a.summary.value)[: len(expected)] == pytest.approx(expected, abs=1e-3)
     assert a.index.disabled == (path[-1] == "all")
+
+
+def test_message_stays_while_the_text_is_bad_even_if_a_slider_moves():
+    e = widgets.VectorExplorer("2, 4, 6, 8")
+    e.text.value = "2, 4,, 6"
+    e.eps.value = 1.0
+    assert "逗号" in e.message.value  # still explains why the typed text is ignored
+    assert row(e.table.value, "归一化 x̂")[0] == round(-3 / np.sqrt(6), 3)  # last valid x, new ε
+    e.text.value = "2, 4, 6"
+    assert e.message.value == ""
