@@ -139,7 +139,7 @@ class AxisExplorer(Explorer):
         self.tokens = tuple(tokens)
         self.mode = widgets.ToggleButtons(options=[("按行", "row"), ("按列", "column"), ("全表", "all")],
                                           value="row", description="统计方向：")
-        self.index = widgets.Dropdown(description="哪一个：")
+        self.index = widgets.ToggleButtons(description="哪一个：")  # 3–4 choices: one click, no menu
         self.plot = widgets.Image(format="png")
         self.summary = widgets.HTML()
         self._switching = False
