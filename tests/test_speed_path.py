@@ -12,7 +12,17 @@ import numpy as np
 import pytest
 
 import lnlib
-from lnlib import _fast
+from lnlib import _compiled, _fast
+
+
+@pytest.fixture(params=["numba", "numpy"], autouse=True)
+def engine(request, monkeypatch):
+    """Every test runs on both engines of the fast path: the compiled loop and the numpy blocks."""
+    if request.param == "numba":
+        pytest.importorskip("numba")
+    else:
+        monkeypatch.setattr(_compiled, "available", lambda: False)
+    return request.param
 
 SQ5 = np.sqrt(5.0)
 APPLE_XHAT = np.array([-3, -1, 1, 3]) / SQ5  # x̂ of [2, 4, 6, 8] and of every affine image of it
@@ -67,8 +77,8 @@ def test_blocks_and_threads_do_not_change_the_result(dtype, threads, block):
     rng = np.random.default_rng(11)
     x = rng.normal(0, 1, (257, 96)).astype(dtype)
     g, b = rng.normal(size=96).astype(dtype), rng.normal(size=96).astype(dtype)
-    y = _fast.layer_norm_trailing(x, 1, g, b, 1e-5, dtype, block_elements=block, threads=threads)
-    serial = _fast.layer_norm_trailing(x, 1, g, b, 1e-5, dtype, block_elements=block, threads=1)
+    y = _fast.layer_norm_trailing(x, 1, g, b, 1e-5, dtype, block_elements=block, threads=threads, engine="numpy")
+    serial = _fast.layer_norm_trailing(x, 1, g, b, 1e-5, dtype, block_elements=block, threads=1, engine="numpy")
     np.testing.assert_array_equal(y, serial)  # the same blocks give the same bits, whichever thread runs them
     np.testing.assert_allclose(y, reference(x, g, b), rtol=0, atol=ulps(dtype) * 20)
 
@@ -150,3 +160,14 @@ def test_small_and_non_trailing_inputs_use_the_reference_path():
     assert not _fast.applies(np.zeros((300, 64)), (0,))
     assert not _fast.applies(np.zeros((300, 64), dtype=np.float16), (1,))
     assert _fast.applies(np.zeros((300, 64)), (1,))
+
+
+def test_the_engines_agree_with_each_other_and_reject_unknown_names():
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(5)
+    x = rng.normal(3, 2, (300, 128)).astype(np.float32)
+    g, b = rng.normal(size=128).astype(np.float32), rng.normal(size=128).astype(np.float32)
+    ys = [_fast.layer_norm_trailing(x, 1, g, b, 1e-5, np.float32, engine=e) for e in ("numba", "numpy")]
+    np.testing.assert_allclose(ys[0], ys[1], rtol=0, atol=ulps(np.float32) * 20)
+    with pytest.raises(ValueError, match="engine"):
+        _fast.layer_norm_trailing(x, 1, g, b, 1e-5, np.float32, engine="cuda")
