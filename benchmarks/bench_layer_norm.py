@@ -16,13 +16,13 @@ import argparse
 import os
 import platform
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import lnlib  # noqa: E402
+from lnlib import numerics  # noqa: E402
 from lnlib.numerics import naive_layer_norm  # noqa: E402
 
 SHAPES = ((32, 512, 768), (8, 128, 768))
@@ -63,18 +63,6 @@ def check(funcs, x, gamma, beta) -> dict[str, float]:
     return errors
 
 
-def medians(funcs, repeat: int) -> dict[str, float]:
-    times = {name: [] for name in funcs}
-    for f in funcs.values():
-        f()  # warm-up
-    for _ in range(repeat):
-        for name, f in funcs.items():
-            start = time.perf_counter()
-            f()
-            times[name].append(time.perf_counter() - start)
-    return {name: float(np.median(ts)) for name, ts in times.items()}
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30, help="calls per candidate (default 30)")
@@ -95,7 +83,7 @@ def main(argv=None) -> int:
             beta = rng.standard_normal(shape[-1]).astype(dtype)
             funcs = candidates(x, gamma, beta)
             errors = check(funcs, x, gamma, beta)
-            t = medians(funcs, args.repeat)
+            t = numerics.interleaved_medians(funcs, args.repeat)
             ms = {k: f"{v * 1e3:.2f}" for k, v in t.items()}
             torch_ms = ms.get("torch", "-")
             r_torch = f"{t['lnlib'] / t['torch']:.2f}" if "torch" in t else "-"

@@ -150,13 +150,18 @@ def time_ratios(candidates: dict[str, Callable[[], object]], baseline: str, repe
     """
     if baseline not in candidates:
         raise ValueError(f"baseline: expected one of {sorted(candidates)}, got {baseline!r}")
+    medians = interleaved_medians(candidates, repeat)
+    return {name: medians[name] / medians[baseline] for name in candidates}
+
+
+def interleaved_medians(candidates: dict[str, Callable[[], object]], repeat: int = 15) -> dict[str, float]:
+    """Median seconds per call of every candidate, after one warm-up call each, calls interleaved a, b, c, a, …"""
     times = {name: [] for name in candidates}
     for f in candidates.values():
-        f()  # warm-up
+        f()  # warm-up (and numba's compilation, on the first big layer_norm)
     for _ in range(repeat):
         for name, f in candidates.items():
             start = time.perf_counter()
             f()
             times[name].append(time.perf_counter() - start)
-    medians = {name: float(np.median(ts)) for name, ts in times.items()}
-    return {name: medians[name] / medians[baseline] for name in candidates}
+    return {name: float(np.median(ts)) for name, ts in times.items()}
