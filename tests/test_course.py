@@ -136,3 +136,16 @@ def test_binder_environment_is_pinned():
     assert {"jupyterlab", "ipywidgets", "numpy", "pandas", "matplotlib", "nbval", "pytest", "ruff"} <= names
     assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
     assert "fonts-noto-cjk" in (ROOT / "binder" / "apt.txt").read_text()
+
+
+CJK_LATIN = re.compile(r"[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_one_space_between_chinese_and_latin_in_prose(path):
+    """DESIGN §3: one spacing style everywhere (`第 1 维`, `μ = 5`), outside code, math and link targets."""
+    for cell in read(path).cells:
+        if cell.cell_type != "markdown":
+            continue
+        prose = re.sub(r"`[^`]*`|\$[^$]*\$|\]\([^)]*\)", " ", cell.source)
+        assert not CJK_LATIN.search(prose), CJK_LATIN.search(prose).group(0)
