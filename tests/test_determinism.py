@@ -9,6 +9,7 @@ exactly as nbval does not compare them; nothing else is exempt.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,8 +26,9 @@ IGNORED_TAGS = {"nbval-ignore-output", "nbval-skip"}
 
 def _execute(nb) -> None:
     # generous timeouts (not assertions): a loaded CI machine may start kernels slowly
-    NotebookClient(nb, timeout=600, startup_timeout=300, kernel_name="python3", record_timing=False,
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    client = NotebookClient(nb, timeout=600, startup_timeout=300, kernel_name="python3", record_timing=False,
+                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    asyncio.run(client.async_execute())  # a loop of its own, closed afterwards (no "unclosed event loop")
 
 
 def _run_twice(nb):
