@@ -19,7 +19,7 @@ PRECISION = 3
 _CSS = [
     {"selector": "th", "props": "text-align: center; padding: 2px 10px;"},
     {"selector": "td", "props": "text-align: right; padding: 2px 10px; font-family: monospace;"},
-    {"selector": "caption", "props": "caption-side: top; font-weight: bold; padding-bottom: 4px;"},
+    {"selector": "caption", "props": "caption-side: top; font-weight: bold; padding-bottom: 4px; white-space: nowrap;"},
 ]
 
 
