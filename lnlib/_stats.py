@@ -31,6 +31,14 @@ class Moments(NamedTuple):
                 return (x64 - self.mean) - self.shift
             return (x64 / self.scale - self.mean) - self.shift
 
+    def mu(self) -> np.ndarray:
+        """μ in the units of x."""
+        return self.scale * (self.mean + self.shift)
+
+    def sigma(self) -> np.ndarray:
+        """σ = √σ² in the units of x (without ε)."""
+        return self.scale * np.sqrt(self.var)
+
     def variance(self) -> np.ndarray:
         """σ² = scale²·var; 0 stays 0 even when scale² overflows (a constant row of ±1e308), beyond float64 is inf."""
         with np.errstate(over="ignore", invalid="ignore"):

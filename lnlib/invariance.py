@@ -4,8 +4,8 @@ Setting (as in the paper): a linear layer a = x Wᵀ (no bias; the bias lives af
 normalization of the summed inputs a. Each transform of Table 1 is applied to the weights or to the data, the
 layer is run again, and the two normalized outputs are compared: equal → invariant (✓), different → not (✗).
 
-The normalization is a parameter: `NORMS` maps a name to a function of the (N, H) summed inputs, so other
-normalizations (e.g. "batch" for notebook 08) are one entry away. `verdicts("layer")` gives the LayerNorm row.
+The normalization is a parameter: `NORMS` maps a name to a function of the (N, H) summed inputs, so the BatchNorm
+columns (notebook 08) are one more entry. `verdicts("layer")` gives the LayerNorm row.
 ε is 0 here because the paper's invariances are exact only without ε. Introduced in notebook 05.
 """
 
@@ -16,16 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .norms import layer_norm
+from .data import TOKEN_MATRIX
+from .norms import batch_norm, layer_norm
 
 Norm = Callable[[np.ndarray], np.ndarray]
 
 NORMS: dict[str, Norm] = {
     "layer": lambda a: layer_norm(a, eps=0.0, axis=-1),  # each sample over its H hidden units
+    "batch": lambda a: batch_norm(a, eps=0.0, axis=0),  # each hidden unit over the N samples (training mode)
 }
 """name → normalization of the summed inputs a (shape (N, H)); add entries for other normalizations."""
 
-NORM_LABELS: dict[str, str] = {"layer": "层归一化（LayerNorm）"}
+NORM_LABELS: dict[str, str] = {"layer": "层归一化（LayerNorm）", "batch": "批归一化（BatchNorm）"}
 
 PAPER_TABLE1: dict[str, dict[str, bool]] = {
     "layer": {"weight_matrix_rescale": True, "weight_matrix_recenter": True, "weight_vector_rescale": False,
@@ -110,8 +112,13 @@ def verdicts(norm: Norm | str = "layer", *, n_samples: int = 8, d_in: int = 5, h
     return out
 
 
-# BatchNorm, added for notebook 08: each hidden unit standardized over the N samples of the batch (training mode).
-from .norms import batch_norm  # noqa: E402
+def batch_dependence(companion_scale: float, matrix=TOKEN_MATRIX):
+    """Notebook 08: our sentence in one batch with a second sentence = companion_scale × (our sentence reversed).
 
-NORMS["batch"] = lambda a: batch_norm(a, eps=0.0, axis=0)
-NORM_LABELS["batch"] = "批归一化（BatchNorm）"
+    Both normalizations see the whole batch; returns (BatchNorm output, LayerNorm output) for OUR tokens only:
+    BN changes with the companion, LN does not.
+    """
+    ours = np.asarray(matrix, dtype=np.float64)
+    batch = np.concatenate([ours, companion_scale * ours[::-1]])
+    n = ours.shape[0]
+    return batch_norm(batch, eps=1e-5)[:n], layer_norm(batch, eps=1e-5)[:n]

@@ -43,7 +43,7 @@ def layer_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=-1) -> np.nd
     check_nonempty(arr, axes)
     g = param_array(gamma, arr, axes, "gamma")
     b = param_array(beta, arr, axes, "beta")
-    if _fast.applies(arr, axes):  # big float32/float64 input over trailing axes: blocked, threaded (lnlib/_fast.py)
+    if _fast.applies(arr, axes):  # big float32/float64 input over trailing axes: compiled loop (lnlib/_fast.py)
         return _fast.layer_norm_trailing(arr, len(axes), g, b, eps, result_dtype(arr, g, b))
     return _affine(moments(arr, axes).xhat(arr, eps), arr.dtype, g, b)
 
@@ -133,7 +133,7 @@ class BatchNorm:
         m = moments(arr, batch_axes)
         n = int(np.prod([arr.shape[a] for a in batch_axes]))
         with np.errstate(over="ignore"):  # a variance beyond float64 (|x| ~ 1e308) is inf, silently
-            batch_mean = (m.scale * (m.mean + m.shift)).reshape(-1)
+            batch_mean = m.mu().reshape(-1)
             batch_var = m.variance().reshape(-1)
             self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * batch_mean
             self.running_var = (1 - self.momentum) * self.running_var + self.momentum * batch_var * n / (n - 1)

@@ -25,7 +25,7 @@ def mean(x) -> np.ndarray:
     """μ: the average of each row (last axis)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
-    return to_dtype((m.scale * (m.mean + m.shift))[..., 0], arr.dtype)
+    return to_dtype(m.mu()[..., 0], arr.dtype)
 
 
 def center(x) -> np.ndarray:
@@ -47,7 +47,7 @@ def std(x) -> np.ndarray:
     """σ = √σ² (without ε)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
-    return to_dtype((m.scale * np.sqrt(m.var))[..., 0], arr.dtype)
+    return to_dtype(m.sigma()[..., 0], arr.dtype)
 
 
 def normalize(x, eps: float = 1e-5) -> np.ndarray:
@@ -113,10 +113,10 @@ def layer_norm_steps(x, gamma=None, beta=None, eps: float = 1e-5) -> LayerNormSt
     return LayerNormSteps(
         x=arr.copy(),
         eps=eps,
-        mean=to_dtype((m.scale * (m.mean + m.shift))[..., 0], dtype),
+        mean=to_dtype(m.mu()[..., 0], dtype),
         centered=to_dtype(centered, dtype),
         variance=to_dtype(var[..., 0], dtype),
-        std=to_dtype((m.scale * np.sqrt(m.var))[..., 0], dtype),
+        std=to_dtype(m.sigma()[..., 0], dtype),
         std_eps=to_dtype(std_eps[..., 0], dtype),
         normalized=normalized,
         gamma=np.array(g, copy=True),

@@ -14,7 +14,10 @@ import numpy as np
 
 from . import plots, tables
 from .data import TOKEN_MATRIX, TOKENS
+from .invariance import batch_dependence
+from .norms import layer_norm
 from .stages import layer_norm_steps
+from .transformer import attention_at_scale, entropy, ffn_gradient_norms
 
 MAX_VALUES = 64
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII digits only
@@ -312,19 +315,6 @@ class VarianceExplorer(Explorer):
 # ---------------------------------------------------------------- notebooks 08–10
 
 
-def batch_dependence(companion_scale: float, matrix=TOKEN_MATRIX):
-    """Notebook 08: our sentence in one batch with a second sentence = companion_scale × (our sentence reversed).
-
-    Returns (BatchNorm output, LayerNorm output) for OUR three tokens: BN changes with the companion, LN does not.
-    """
-    from .norms import batch_norm, layer_norm
-
-    ours = np.asarray(matrix, dtype=np.float64)
-    batch = np.concatenate([ours, companion_scale * ours[::-1]])
-    n = ours.shape[0]
-    return batch_norm(batch, eps=1e-5)[:n], layer_norm(ours, eps=1e-5)
-
-
 class BatchExplorer(Explorer):
     """Notebook 08: scale the other sentence in the batch; our sentence's BatchNorm output moves, LayerNorm's stays."""
 
@@ -367,8 +357,6 @@ class DepthExplorer(Explorer):
         self.render()
 
     def render(self) -> None:
-        from .transformer import ffn_gradient_norms
-
         series = {n: ffn_gradient_norms(n, self.depth.value, self.width) for n in ("post", "pre")}
         self.summary.value = tables.gradient_table(series).to_html()
         self.plot.value = plots.to_png(plots.depth_lines(series, xlabel="第几层（1 = 靠近输入）",
@@ -379,8 +367,6 @@ class SoftmaxExplorer(Explorer):
     """Notebook 10: a slider on the logit scale (1/temperature); attention weights and each row's entropy follow."""
 
     def __init__(self, scale: float = 1.0, matrix=None, tokens=TOKENS):
-        from .norms import layer_norm
-
         self.matrix = layer_norm(TOKEN_MATRIX, eps=1e-5) if matrix is None else np.asarray(matrix, dtype=np.float64)
         self.tokens = tuple(tokens)
         self.scale = widgets.FloatLogSlider(value=scale, base=10, min=-2, max=1.5, step=0.05,
@@ -395,8 +381,6 @@ class SoftmaxExplorer(Explorer):
         self.render()
 
     def render(self) -> None:
-        from .transformer import attention_at_scale, entropy
-
         w = attention_at_scale(self.matrix, self.scale.value)
         h = entropy(w)
         self.summary.value = tables.stats_table(

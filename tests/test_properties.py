@@ -12,7 +12,7 @@ it); P3 invariance to a shift per slice; P4 layer_norm == layer_norm_steps and t
 steps; P5 batch_norm over axis 0 == layer_norm of the transpose; P6 layer_norm_backward == a numerical gradient;
 P7 finite input with ε > 0 never gives NaN or inf; P8 no RuntimeWarning for finite input; P9 inputs are never
 mutated or aliased; P10 rms_norm output has mean square ≈ m/(m+ε) with m = mean(x²); P11 big inputs
-(layer_norm's blocked fast path) give the numbers of the reference path. P1, P7, P8 and P10 run once per dtype family.
+(layer_norm's compiled fast path) give the numbers of the reference path. P1, P7, P8 and P10 run once per dtype family.
 """
 
 from __future__ import annotations
@@ -405,13 +405,13 @@ def test_p10_rms_norm_mean_square(family, data, eps):
         assert abs(float(got - ratio)) <= 2 * bound * e + e * e, (row_x, row_y, float(ratio))
 
 
-# --- P11: big inputs (the blocked fast path of layer_norm) give the reference numbers ---------------------------
+# --- P11: big inputs (the compiled fast path of layer_norm) give the reference numbers ---------------------------
 
 
 @given(arrays(dtypes=[np.float32, np.float64], min_dims=2, max_dims=2, max_side=8), st.sampled_from(EPS_VALUES),
        st.booleans(), st.integers(1, 3), st.data())
 def test_p11_big_inputs_match_the_reference_path(x, eps, affine, lead, data):
-    """Tile a drawn block to ≥ 4096 values (the size where layer_norm switches to its blocked path) and compare
+    """Tile a drawn block to ≥ 4096 values (the size where layer_norm switches to its fast path) and compare
     with layer_norm_steps, which always takes the reference path; also over the last two axes."""
     reps = -(-4096 // x.size)
     big = np.concatenate([x] * reps, axis=0)[None].repeat(lead, axis=0)  # (lead, rows, d)
