@@ -15,6 +15,8 @@ from .data import TOKENS
 from .stages import LayerNormSteps, mean, std, variance
 
 PRECISION = 3
+HIGHLIGHT_COLOR = "#fde68a"
+_UUID_PLACEHOLDER = "lnuuidplaceholder"
 
 _CSS = [
     {"selector": "th", "props": "text-align: center; padding: 2px 10px;"},
@@ -24,34 +26,43 @@ _CSS = [
 
 
 class Table:
-    """A DataFrame plus how to show it: HTML in notebooks, plain text in terminals and nbval's text/plain."""
+    """A DataFrame plus how to show it: HTML in notebooks, plain text in terminals and nbval's text/plain.
 
-    def __init__(self, frame: pd.DataFrame, caption: str = "", highlight=None, precision: int = PRECISION):
+    The HTML is a function of what is displayed: numbers are formatted at `precision` (never "-0.000"), and the
+    table's id is a hash of the rendered HTML itself (caption, formatted cells, highlight), not of the float bits,
+    so a table renders identically on every machine whose rounded numbers agree.
+    """
+
+    def __init__(self, frame: pd.DataFrame, caption: str = "", highlight=None, precision: int = PRECISION,
+                 na_rep: str = ""):
         self.frame = frame
         self.caption = caption
         self.precision = precision
         self.highlight = highlight  # optional (row labels, column labels) to shade
+        self.na_rep = na_rep  # how a NaN shows: empty by default, "NaN" where a NaN is a result to see
+
+    def _format(self, v) -> str:
+        if isinstance(v, (float, np.floating)):
+            if np.isnan(v):
+                return self.na_rep
+            text = f"{v:.{self.precision}f}"
+            return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+        return str(v)
 
     def to_html(self) -> str:
-        styler = self.frame.style.format(precision=self.precision, na_rep="")
-        styler = styler.set_table_styles(_CSS).set_uuid(self._uuid())
+        styler = self.frame.style.format(self._format).set_table_styles(_CSS).set_uuid(_UUID_PLACEHOLDER)
         if self.caption:
             styler = styler.set_caption(self.caption)
         if self.highlight is not None:
             rows, cols = self.highlight
-            styler = styler.set_properties(subset=(rows, cols), **{"background-color": "#fde68a"})
-        return styler.to_html()
+            styler = styler.set_properties(subset=(rows, cols), **{"background-color": HIGHLIGHT_COLOR})
+        html = styler.to_html()
+        digest = hashlib.sha1(html.encode("utf-8")).hexdigest()
+        return html.replace(_UUID_PLACEHOLDER, "ln" + digest[:10])
 
     def to_text(self) -> str:
-        def fmt(v):
-            return "" if isinstance(v, float) and np.isnan(v) else f"{v:.{self.precision}f}"
-
-        body = self.frame.to_string(float_format=fmt, na_rep="")
+        body = self.frame.to_string(formatters=dict.fromkeys(self.frame.columns, self._format))
         return f"{self.caption}\n{body}" if self.caption else body
-
-    def _uuid(self) -> str:
-        digest = hashlib.sha1((self.caption + self.frame.to_json()).encode("utf-8")).hexdigest()
-        return "ln" + digest[:10]
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -258,19 +269,6 @@ def invariance_table(norms=("layer",), **kwargs) -> Table:
 # --- notebook 13: numerics ---------------------------------------------------------------------------
 
 
-class _NanTable(Table):
-    """A Table that spells NaN out (here a NaN is a result to see, not an empty cell)."""
-
-    def to_html(self) -> str:
-        styler = self.frame.style.format(precision=self.precision, na_rep="NaN")
-        styler = styler.set_table_styles(_CSS).set_uuid(self._uuid()).set_caption(self.caption)
-        return styler.to_html()
-
-    def to_text(self) -> str:
-        body = self.frame.to_string(float_format=lambda v: f"{v:.{self.precision}f}", na_rep="NaN")
-        return f"{self.caption}\n{body}"
-
-
 VARIANCE_METHODS = {
     "one_pass": "一遍法 E[x²] − E[x]²",
     "two_pass": "两遍法 E[(x − μ)²]",
@@ -307,7 +305,7 @@ def variance_table(offset: float = 1e4, dtype: str = "float32", base=(0.0, 1.0, 
     frame = pd.DataFrame(rows, index=index, columns=["σ²", *[f"x̂ 第 {i + 1} 维" for i in range(len(base))]])
     frame.index.name = "算法"
     caption = f"x = {float(offset):g} + {list(base)}，用 {dtype} 计算（真实 σ² = 1.25）"
-    return _NanTable(frame, caption)
+    return Table(frame, caption, na_rep="NaN")
 
 
 def gradient_table(series: dict) -> Table:

@@ -7,11 +7,13 @@ import warnings
 
 import matplotlib
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib import font_manager
 
 import lnlib
 from lnlib import plots, tables
+from lnlib.tables import Table
 
 
 def cells(html: str) -> list[str]:
@@ -110,3 +112,30 @@ def test_heatmap_title_reports_the_statistic_of_the_framed_cells():
 
 def test_number_format_drops_trailing_zeros():
     assert [plots.number(v) for v in (8.0, -1.3416, 0.4472, -0.0001, 2.5)] == ["8", "-1.342", "0.447", "0", "2.5"]
+
+
+# --- stored outputs are a function of what is displayed (issue: table ids hashed from float bits) ----------------
+
+
+def test_table_html_depends_on_the_displayed_numbers_not_their_last_bits():
+    exact = pd.DataFrame([[0.1 + 0.2, 1.0 / 3.0, 0.0]], columns=["a", "b", "c"])
+    noisy = pd.DataFrame([[0.3, np.nextafter(1.0 / 3.0, 1.0), -1e-17]], columns=["a", "b", "c"])
+    assert exact.to_json() != noisy.to_json() or not exact.equals(noisy)
+    assert Table(exact, "表").to_html() == Table(noisy, "表").to_html()
+    assert Table(exact, "表").to_text() == Table(noisy, "表").to_text()
+    assert "-0.000" not in Table(noisy, "表").to_html() and "-0.000" not in Table(noisy, "表").to_text()
+
+
+def test_table_ids_differ_when_caption_precision_or_highlight_differ():
+    import re
+
+    frame = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], index=["r1", "r2"], columns=["c1", "c2"])
+
+    def table_id(table):
+        return set(re.findall(r"T_ln[0-9a-f]{10}", table.to_html()))
+
+    variants = [Table(frame, "表"), Table(frame, "另一张表"), Table(frame, "表", precision=2),
+                Table(frame, "表", highlight=(["r1"], ["c1"])), Table(frame, "表", highlight=(["r2"], ["c2"]))]
+    ids = [table_id(t) for t in variants]
+    assert all(len(i) == 1 for i in ids)
+    assert len({next(iter(i)) for i in ids}) == len(variants)
