@@ -4,6 +4,7 @@ lnlib computes every stage of LayerNorm; `lnlib.tables` and `lnlib.plots` render
 `lnlib.widgets` wires controls to the same functions; the notebooks narrate. See DESIGN.md §2.
 """
 
+from .code_exercises import check_function
 from .data import TOKEN_MATRIX, TOKENS
 from .exercises import check
 from .grad import layer_norm_backward, layer_norm_jacobian, numerical_gradient
@@ -30,6 +31,7 @@ __all__ = [
     "numerical_gradient",
     "layer_norm_jacobian",
     "check",
+    "check_function",
 ]
 
 __version__ = "0.1.0"

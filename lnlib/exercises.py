@@ -1,123 +1,374 @@
 """`check(name, answer)`: ✓/✗ feedback in Chinese for the 练习 cells of every notebook.
 
 Each notebook's exercises live in one dict below, keyed "NN.short_name"; the worked solutions are in
-notebooks/solutions/NN-slug.py and a test feeds every one of them to `check`.
+notebooks/solutions/NN-slug.py and a test feeds every one of them to `check`. How an answer is judged (real numbers
+only, tolerances, typical mistakes, synonyms of choice answers) is in `lnlib.grading`.
+
+Keep `expected` exact (computed, not pre-rounded) and let `atol` say what rounding the question asks for: "保留三位小数"
+is ±0.0005 for the last rounding, plus whatever rounding the inputs the question suggests adds (γ = 2 times x̂ ≈ 1.342
+adds 2 × 0.0005).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from .data import TOKEN_MATRIX
+from .grading import Exercise, Mistake, Verdict, grade, row_mistakes
 
-@dataclass(frozen=True)
-class Exercise:
-    expected: object  # a number, an array-like, or a str for choice questions
-    hint: str
-    atol: float = 1e-3
+__all__ = ["EXERCISES", "Exercise", "Mistake", "Verdict", "check", "judge"]
 
+_WO, _CHI, _APPLE = 0, 1, 2  # rows of TOKEN_MATRIX: 我, 吃, 苹果
+_ROUND3 = 5e-4  # "保留三位小数"
+_XHAT_APPLE = (TOKEN_MATRIX[_APPLE] - 5) / np.sqrt(5)  # [−1.342, −0.447, 0.447, 1.342] unrounded
 
 _NB01 = {
     "01.residual": Exercise(
-        [8, 6, 4, 2], "把两个向量逐个位置相加：[3, 2, 1, 0] + [5, 4, 3, 2]。"),
-    "01.ratio": Exercise(10, "吃 的每一维除以 苹果 的同一维，比如 20 / 2。"),
+        [8, 6, 4, 2], "把两个向量逐个位置相加：[3, 2, 1, 0] + [5, 4, 3, 2]。",
+        mistakes=(Mistake("做了减法：残差连接是相加，x + F(x)。", [-2, -2, -2, -2]),
+                  Mistake("逐位相乘了：残差连接是逐位相加。", [15, 8, 3, 0]))),
+    "01.ratio": Exercise(10, "吃 的每一维除以 苹果 的同一维，比如 20 / 2。",
+                         mistakes=(Mistake("算成了 苹果 ÷ 吃，倒过来了。", 0.1),)),
 }
 _NB02 = {
-    "02.row_means": Exercise([5, 50, 5], "每个 token 用自己那一行的 4 个数求平均。"),
-    "02.column_mean": Exercise(10, "第 1 维这一列是 8、20、2，把它们加起来再除以 3。"),
-    "02.count": Exercise(3, "LayerNorm 按行统计：有几行就有几个 μ。"),
+    "02.row_means": Exercise(
+        [5, 50, 5], "每个 token 用自己那一行的 4 个数求平均。",
+        mistakes=(Mistake("按列求了平均（每一维一个数）：题目要的是每个 token（每一行）一个均值。",
+                          TOKEN_MATRIX.mean(axis=0)),
+                  Mistake("对整张表求了平均：题目要的是每一行各自的均值。", [TOKEN_MATRIX.mean()] * 3))),
+    "02.column_mean": Exercise(
+        10, "第 1 维这一列是 8、20、2，把它们加起来再除以 3。",
+        mistakes=(Mistake("求的是第 1 行（我）的平均：这里问的是第 1 列。", TOKEN_MATRIX[0].mean()),
+                  Mistake("除以了 4：这一列只有 3 个数（3 个 token）。", TOKEN_MATRIX[:, 0].sum() / 4))),
+    "02.count": Exercise(3, "LayerNorm 按行统计：有几行就有几个 μ。", atol=0,
+                         mistakes=(Mistake("按列数了：LayerNorm 每一行一个 μ，按列统计的是 BatchNorm。", 4),
+                                   Mistake("把整张表当成了一组：LayerNorm 每一行各算各的。", 1))),
 }
 _NB03 = {
-    "03.mean_wo": Exercise(5, "我 这一行是 [8, 6, 4, 2]：加起来是 20，再除以 4。"),
-    "03.variance_chi": Exercise(500, "吃 减去均值 50 后是 [-30, -10, 10, 30]；平方后求平均（除以 4，不是 3）。"),
+    "03.mean_wo": Exercise(5, "我 这一行是 [8, 6, 4, 2]：加起来是 20，再除以 4。",
+                           mistakes=row_mistakes(TOKEN_MATRIX, _WO, "mean")
+                           + (Mistake("只加起来，忘了除以 d = 4。", 20),
+                              Mistake("除以了 d − 1 = 3：均值除以 d。", 20 / 3))),
+    "03.mean_apple": Exercise(5, "苹果 这一行是 [2, 4, 6, 8]：加起来是 20，再除以 d = 4。",
+                              mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "mean")
+                              + (Mistake("只加起来，忘了除以 d = 4。", 20),)),
+    "03.centered_apple": Exercise(
+        [-3, -1, 1, 3], "每个数减去同一个 μ = 5：[2 − 5, 4 − 5, 6 − 5, 8 − 5]。",
+        mistakes=(Mistake("减去的不是 μ = 5：中心化是每个数减去这一行的均值。", [-3.5, -1.5, 0.5, 2.5], 0.6),)),
+    "03.variance_apple": Exercise(5, "偏差是 [−3, −1, 1, 3]：平方 → [9, 1, 1, 9]，加起来 20，再除以 d = 4。",
+                                  mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "variance")),
+    "03.std_apple": Exercise(np.sqrt(5), "σ = √σ² = √5，保留三位小数。", atol=_ROUND3,
+                             mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "std")),
+    "03.xhat_apple": Exercise(_XHAT_APPLE, "x̂ = (x − μ) / σ = [−3, −1, 1, 3] / √5，保留三位小数。", atol=1e-3,
+                              mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "xhat")),
+    "03.variance_chi": Exercise(500, "吃 减去均值 50 后是 [-30, -10, 10, 30]；平方后求平均（除以 4，不是 3）。",
+                                mistakes=row_mistakes(TOKEN_MATRIX, _CHI, "variance")),
     "03.xhat_wo": Exercise(
-        [1.342, 0.447, -0.447, -1.342], "我 的 μ = 5、σ = √5 ≈ 2.236：(x − 5) / 2.236，结果保留三位小数即可。"),
+        -_XHAT_APPLE, "我 的 μ = 5、σ = √5 ≈ 2.236：(x − 5) / 2.236，结果保留三位小数即可。",
+        mistakes=row_mistakes(TOKEN_MATRIX, _WO, "xhat")),
 }
 
 _NB04: dict[str, Exercise] = {  # exercises of notebook 04
+    "04.eps_denominator": Exercise(
+        np.sqrt(1e-5), "常数行的 σ² = 0，分母是 √(0 + ε) = √(10⁻⁵)。", atol=5e-5,
+        mistakes=(Mistake("没有开根号：分母是 √ε，不是 ε 本身。", 1e-5, 1e-7),
+                  Mistake("把分母算成了 0：有了 ε，分母是 √(0 + ε)。", 0, 1e-9))),
+    "04.eps_inside_small": Exercise(
+        -0.003 / np.sqrt(5e-6 + 1e-5), "x₁ − μ = −0.003，σ² = 5 × 10⁻⁶；分母是 √(5 × 10⁻⁶ + 10⁻⁵) = √(1.5 × 10⁻⁵)。",
+        mistakes=(Mistake("把 ε 加在了 σ 上（根号外面）：这里问的是 ε 在根号里面的写法。",
+                          -0.003 / (np.sqrt(5e-6) + 1e-5)),
+                  Mistake("忽略了 ε：σ² 只有 5 × 10⁻⁶，比 ε 还小，ε 不能忽略。", -3 / np.sqrt(5)),
+                  Mistake("没有开根号：分母是 √(σ² + ε)。", -0.003 / 1.5e-5, 1.0))),
     "04.constant_row": Exercise(
-        [0, 0, 0, 0], "常数行减去均值后全是 0，分子是 0；有 ε 时分母是 √ε > 0，所以每一维都是 0。"),
+        [0, 0, 0, 0], "常数行减去均值后全是 0，分子是 0；有 ε 时分母是 √ε > 0，所以每一维都是 0。",
+        mistakes=(Mistake("给出了原来的数：x̂ 是减去均值再除以分母以后的结果。", [7, 7, 7, 7]),
+                  Mistake("以为结果全是 1：分子 x − μ 全是 0。", [1, 1, 1, 1]))),
     "04.var_ratio": Exercise(
-        0.833, "苹果 的 σ² = 5；x̂ 的方差等于 σ² / (σ² + ε) = 5 / (5 + 1)。"),
+        5 / 6, "苹果 的 σ² = 5；x̂ 的方差等于 σ² / (σ² + ε) = 5 / (5 + 1)。", atol=_ROUND3,
+        mistakes=(Mistake("把 ε 放在了根号外面：x̂ = (x − μ)/(σ + ε) 的方差是 σ²/(σ + ε)²。",
+                          5 / (np.sqrt(5) + 1) ** 2),
+                  Mistake("给出了 x̂ 的标准差 √(5/6)，题目问的是方差。", np.sqrt(5 / 6)),
+                  Mistake("忽略了 ε：ε = 1 时方差不再是 1。", 1.0),
+                  Mistake("把 ε 加在了分子上：是 σ²/(σ² + ε)。", 6 / 5))),
     "04.unbiased_std": Exercise(
-        25.820, "吃 减均值后是 [-30, -10, 10, 30]，平方和是 2000；÷ (d − 1) = 3 以后再开根号。", atol=2e-3),
+        np.sqrt(2000 / 3), "吃 减均值后是 [-30, -10, 10, 30]，平方和是 2000；÷ (d − 1) = 3 以后再开根号。",
+        atol=5e-3,
+        mistakes=(Mistake("除以了 d = 4：这道题故意要 ÷(d − 1) 的版本。", np.sqrt(500)),
+                  Mistake("忘了开平方根：给出的是 ÷(d − 1) 的方差。", 2000 / 3, 0.01))),
 }
 _NB05: dict[str, Exercise] = {  # exercises of notebook 05
     "05.swap_shift": Exercise(
-        [-1.342, 0.447, -0.447, 1.342], "[102, 106, 104, 108] 就是交换后的 [2, 6, 4, 8] 整体加 100：平移会被丢掉。"),
+        [-1.342, 0.447, -0.447, 1.342], "[102, 106, 104, 108] 就是交换后的 [2, 6, 4, 8] 整体加 100：平移会被丢掉。",
+        mistakes=(Mistake("没有交换中间两维：[102, 106, 104, 108] 的第 2、3 维和 苹果 相反。", _XHAT_APPLE),)),
     "05.negative_scale": Exercise(
-        [1.342, 0.447, -0.447, -1.342], "乘 −1 时 μ 和 x − μ 都变号，σ 不变：x̂ 整体变号，高低顺序倒过来。"),
-    "05.invariant_count": Exercise(4, "数一数表 1 里 LayerNorm 那一行有几个 ✓。"),
+        -_XHAT_APPLE, "乘 −1 时 μ 和 x − μ 都变号，σ 不变：x̂ 整体变号，高低顺序倒过来。",
+        mistakes=(Mistake("以为乘 −1 会被归一化抵消：只有正的缩放会被抵消，负号会留下来。", _XHAT_APPLE),)),
+    "05.invariant_count": Exercise(4, "数一数表 1 里 LayerNorm 那一行有几个 ✓。", atol=0),
+    "05.norm_squared": Exercise(
+        4, "x̂ 的平方和 = d · Var(x̂) = d（ε = 0 时 Var(x̂) = 1）。", atol=1e-3,
+        mistakes=(Mistake("给出的是长度 ‖x̂‖ = √d，题目问的是平方和 ‖x̂‖²。", 2),
+                  Mistake("给出的是 x̂ 的和 Σx̂：它总是 0，题目问的是平方和。", 0),
+                  Mistake("给出的是平方的平均（= 方差 1），题目问的是平方和。", 1))),
 }
 _NB06: dict[str, Exercise] = {  # exercises of notebook 06
+    "06.y_first": Exercise(
+        2 * _XHAT_APPLE[0] + 0.5, "y₁ = γ₁ · x̂₁ + β₁ = 2 × (−1.342) + 0.5。",
+        atol=3 * _ROUND3,  # 2 × 0.0005 from x̂₁ ≈ −1.342, plus 0.0005 for the last rounding
+        mistakes=(Mistake("先加 β 再乘 γ 了：是 γ · x̂ + β，不是 γ · (x̂ + β)。", 2 * (_XHAT_APPLE[0] + 0.5)),
+                  Mistake("把 γ 和 β 用反了：γ 乘，β 加。", 0.5 * _XHAT_APPLE[0] + 2),
+                  Mistake("忘了加 β₁ = 0.5。", 2 * _XHAT_APPLE[0]),
+                  Mistake("忘了乘 γ₁ = 2。", _XHAT_APPLE[0] + 0.5))),
+    "06.mean_y_apple": Exercise(
+        (2 * _XHAT_APPLE[0] + 0.5 + _XHAT_APPLE[1:].sum()) / 4,
+        "y = [−2.183, −0.447, 0.447, 1.342]：把 4 个数加起来再除以 4。", atol=1e-3,
+        mistakes=(Mistake("以为 y 的均值还是 0：只有 x̂ 的均值一定是 0，γ、β 会把它挪开。", 0.0),
+                  Mistake("只算了 β 的平均：γ₁ = 2 把 x̂₁ 也拉长了，它对均值也有贡献。", 0.125),
+                  Mistake("只加起来，忘了除以 d = 4。", 2 * _XHAT_APPLE[0] + 0.5 + _XHAT_APPLE[1:].sum(), 4e-3))),
     "06.y_apple": Exercise(
-        [-1.671, -0.447, 0.447, 3.683], "苹果 的 x̂ ≈ [−1.342, −0.447, 0.447, 1.342]；逐维算 γᵢ·x̂ᵢ + βᵢ。"),
+        np.array([0.5, 1, 1, 2]) * _XHAT_APPLE + [-1, 0, 0, 1],
+        "苹果 的 x̂ ≈ [−1.342, −0.447, 0.447, 1.342]；逐维算 γᵢ·x̂ᵢ + βᵢ。",
+        atol=3 * _ROUND3,  # |γ| ≤ 2: 2 × 1.342 + 1 = 3.684 (x̂ rounded as hinted) must pass
+        mistakes=(Mistake("先加 β 再乘 γ 了：是 γ · x̂ + β，不是 γ · (x̂ + β)。",
+                          np.array([0.5, 1, 1, 2]) * (_XHAT_APPLE + [-1, 0, 0, 1])),
+                  Mistake("只算了 x̂，还没有乘 γ、加 β。", _XHAT_APPLE),
+                  Mistake("忘了 β：只乘了 γ。", np.array([0.5, 1, 1, 2]) * _XHAT_APPLE))),
     "06.mean_after": Exercise(
-        0.25, "γ 全是 1 时 y = x̂ + β；x̂ 的均值是 0，所以 y 的均值就是 β 的均值。"),
-    "06.param_count": Exercise(1024, "γ 和 β 各有 d 个数，所有 token 共用这一套。"),
+        0.25, "γ 全是 1 时 y = x̂ + β；x̂ 的均值是 0，所以 y 的均值就是 β 的均值。",
+        mistakes=(Mistake("把 β 加起来了，没有求平均：y 的均值是 β 的均值。", 1.0),
+                  Mistake("以为 y 的均值还是 0：β 会把均值移开。", 0.0))),
+    "06.param_count": Exercise(1024, "γ 和 β 各有 d 个数，所有 token 共用这一套。", atol=0,
+                               mistakes=(Mistake("只数了 γ 或 β 中的一个：两者各有 d 个数。", 512),
+                                         Mistake("以为每个 token 各有一套：所有 token 共用同一组 γ、β。", 1))),
 }
 _NB07: dict[str, Exercise] = {  # exercises of notebook 07
-    "07.shape_mu": Exercise([2, 3], "按最后一维统计，去掉最后一维：(2, 3, 4) → ?，写成列表或元组。"),
-    "07.count_multi": Exercise(2, "axis=(-2, -1) 把每句话的 3 × 4 = 12 个数放在一起统计：几句话就有几个 μ。"),
-    "07.my_layer_norm": Exercise(
-        [[3.183, 0.447, -0.447, -1.671], [-2.183, -0.447, 0.447, -0.329], [-2.183, -0.447, 0.447, -0.329]],
-        "μ、σ² 用 x.mean(axis=-1, keepdims=True) 和 ((x − μ)²).mean(axis=-1, keepdims=True)；"
-        "x̂ = (x − μ) / √(σ² + ε)；y = γ * x̂ + β。"),
+    "07.shape_mu": Exercise([2, 3], "按最后一维统计，去掉最后一维：(2, 3, 4) → ?，写成列表或元组。", atol=0,
+                            mistakes=(Mistake("保留了被统计的那一维（keepdims=True 的形状）：题目问的是去掉它以后。",
+                                              [2, 3, 1]),
+                                      Mistake("去掉了第一维：LayerNorm 统计的是最后一维。", [3, 4]))),
+    "07.count_multi": Exercise(2, "axis=(-2, -1) 把每句话的 3 × 4 = 12 个数放在一起统计：几句话就有几个 μ。", atol=0,
+                               mistakes=(Mistake("这是只按最后一维统计时的个数（每个 token 一个 μ）。", 6),
+                                         Mistake("这是每组里数的个数（3 × 4），题目问的是有几组。", 12))),
+    "07.image_mu_count": Exercise(
+        49, "ConvNeXt 的做法：每个像素位置的 C 个通道是一组，一共有 H × W 个位置。", atol=0,
+        mistakes=(Mistake("数的是通道数 C：通道是被放在一起统计的那一维，不是组数。", 64),
+                  Mistake("这是把整个 [C, H, W] 放在一起统计（GroupNorm 只分一组）时的个数。", 1),
+                  Mistake("数的是全部的数（C × H × W），不是组数。", 64 * 49))),
+    "07.param_no_bias": Exercise(
+        768, "bias=False 去掉 β，只留下 γ（每一维一个数）。", atol=0,
+        mistakes=(Mistake("这是默认设置（γ、β 都有）的个数：bias=False 去掉了 β。", 1536),
+                  Mistake("一个都不剩的是 elementwise_affine=False；bias=False 还留着 γ。", 0))),
 }
+
+_S3 = np.sqrt(5)  # σ of [2, 4, 6, 8] and of [1, 3, 5, 7]
+_LAYER = ("layernorm", "ln", "layer normalization", "layer norm", "层归一化", "层规范化", "层标准化", "层归一化layernorm")
+
+
+def _dx_row(x, dy, *, mu_term: bool = True, sigma_term: bool = True, scale: bool = True) -> np.ndarray:
+    """dx of LayerNorm (γ = 1, ε = 0) for one row, optionally with a term left out: the typical mistakes of 12."""
+    x, g = np.asarray(x, dtype=np.float64), np.asarray(dy, dtype=np.float64)
+    x_hat = (x - x.mean()) / x.std()
+    inside = g - (g.mean() if mu_term else 0.0) - (x_hat * (g * x_hat).mean() if sigma_term else 0.0)
+    return inside / x.std() if scale else inside
+
+
+_APPLE = TOKEN_MATRIX[2]
+_E1, _E4 = np.eye(4)[0], np.eye(4)[3]
+
 _NB08: dict[str, Exercise] = {  # exercises of notebook 08
+    "08.bn_col_var": Exercise(
+        56, "第 1 列是 8、20、2：均值 10，偏差 −2、10、−8，平方后是 4、100、64，加起来再除以 3。",
+        mistakes=(Mistake("除以了 n − 1 = 2：BatchNorm 归一化时用的是有偏方差，除以 3。", 84),
+                  Mistake("给出的是标准差 σ，题目问的是方差 σ²。", np.sqrt(56), 5e-3),
+                  Mistake("忘了除以个数 3。", 168),
+                  Mistake("忘了先减去均值 10：算成了平方的平均。", (64 + 400 + 4) / 3),
+                  Mistake("算的是「吃」这一行的方差（LayerNorm 的方向）：BatchNorm 按列统计。", 500),
+                  Mistake("把整张表放在一起算了：BatchNorm 每一列单独统计。", TOKEN_MATRIX.var()))),
     "08.bn_chi_dim1": Exercise(
-        1.336, "第 1 维的 μ = (8 + 20 + 2) / 3 = 10，σ² = (4 + 100 + 64) / 3 = 56；(20 − 10) / √56。"),
-    "08.running_var": Exercise(1.1, "本批无偏方差 = ((2 − 3)² + (4 − 3)²) / (2 − 1) = 2；0.9 × 1 + 0.1 × 2。"),
-    "08.single_case": Exercise("layer", "哪一种只用每个样本自己的数来统计？"),
+        10 / np.sqrt(56), "第 1 维的 μ = (8 + 20 + 2) / 3 = 10，σ² = (4 + 100 + 64) / 3 = 56；(20 − 10) / √56。",
+        atol=1e-3,
+        mistakes=(Mistake("方差除以了 n − 1：BatchNorm 归一化用有偏方差（除以 3）。", 10 / np.sqrt(84)),
+                  Mistake("忘了开根号：分母是 σ = √56，不是 σ² = 56。", 10 / 56),
+                  Mistake("忘了减均值：分子是 20 − 10。", 20 / np.sqrt(56)),
+                  Mistake("这是 LayerNorm（按行）的结果：这里要按列统计。", -3 / np.sqrt(5)),
+                  Mistake("符号反了：20 比均值 10 大，结果应该是正的。", -10 / np.sqrt(56)))),
+    "08.bn_weight_vector": Exercise(
+        "不变", "第 1 行权重只影响第 1 个特征；BatchNorm 对每个特征单独减均值、除以标准差，乘上的 3 正好被除掉。",
+        synonyms=("不会变", "不改变", "不会改变", "不变的", "输出不变", "unchanged", "invariant", "✓")),
+    "08.running_var": Exercise(
+        1.1, "本批无偏方差 = ((2 − 3)² + (4 − 3)²) / (2 − 1) = 2；0.9 × 1 + 0.1 × 2。",
+        mistakes=(Mistake("用了有偏方差（除以 n = 2，得 1）：PyTorch 更新 running_var 用无偏方差（除以 n − 1）。", 1.0),
+                  Mistake("两个权重放反了：PyTorch 的 momentum = 0.1 是新批量的权重，旧值占 0.9。", 1.9),
+                  Mistake("直接用了本批的方差：running_var 是旧值和本批的加权平均。", 2.0),
+                  Mistake("running_var 的初始值是 1，不是 0。", 0.2),
+                  Mistake("这是 running_mean（0.9 × 0 + 0.1 × 3），题目问的是 running_var。", 0.3))),
+    "08.single_case": Exercise("layer", "哪一种只用每个样本自己的数来统计？", synonyms=_LAYER),
 }
 _NB09: dict[str, Exercise] = {  # exercises of notebook 09
-    "09.deepnorm_alpha": Exercise(1.861, "α = (2N)^(1/4)，N = 6：12 的四次方根。"),
-    "09.pre_ratio": Exercise(0.5, "√(6 / 24) = √(1/4)。", atol=0.01),
-    "09.which_form": Exercise("post", "先相加，再做 LayerNorm。"),
+    "09.deepnorm_alpha": Exercise(
+        12**0.25, "α = (2N)^(1/4)，N = 6：12 的四次方根。",
+        mistakes=(Mistake("开的是平方根：α 是 2N 的四次方根。", np.sqrt(12)),
+                  Mistake("这是 β 的公式 (8N)^(−1/4)。", 48**-0.25),
+                  Mistake("忘了乘 2：α = (2N)^(1/4)。", 6**0.25))),
+    "09.deepnorm_beta": Exercise(
+        96**-0.25, "β = (8N)^(−1/4)，N = 12：96 的四次方根的倒数。",
+        mistakes=(Mistake("忘了取倒数：指数是 −1/4。", 96**0.25),
+                  Mistake("这是 α = (2N)^(1/4)。", 24**0.25),
+                  Mistake("N 用了 6：题目是 12 层。", 48**-0.25))),
+    "09.pre_ratio": Exercise(
+        0.5, "√(6 / 24) = √(1/4)。", atol=0.01,
+        mistakes=(Mistake("用的是 1/L，不是 1/√L：6/24 还要开根号。", 0.25),
+                  Mistake("倒过来了：层数变多，梯度变小，答案应该小于 1。", 2.0))),
+    "09.which_form": Exercise(
+        "post", "先相加，再做 LayerNorm。",
+        synonyms=("post-ln", "postln", "post ln", "post-norm", "post layernorm", "后置", "后置ln", "后置归一化",
+                  "后置层归一化", "后归一化")),
 }
 _NB10: dict[str, Exercise] = {  # exercises of notebook 10
-    "10.softmax_two": Exercise([0.25, 0.75], "e^0 = 1，e^(ln 3) = 3；各自除以总和 4。"),
-    "10.uniform_entropy": Exercise(1.099, "每个权重都是 1/3：H = −3 × (1/3) × ln(1/3) = ln 3。"),
-    "10.qk_bound": Exercise(4, "LayerNorm 后 ‖q̂‖ = ‖k̂‖ = √d，所以 |q̂·k̂| ≤ d，再除以 √d。"),
+    "10.softmax_two": Exercise(
+        [0.25, 0.75], "e^0 = 1，e^(ln 3) = 3；各自除以总和 4。",
+        mistakes=(Mistake("两个数放反了：分数大的（ln 3）权重大。", [0.75, 0.25]),
+                  Mistake("忘了除以总和：softmax 的结果加起来要等于 1。", [1, 3]))),
+    "10.uniform_entropy": Exercise(
+        np.log(3), "每个权重都是 1/3：H = −3 × (1/3) × ln(1/3) = ln 3。",
+        mistakes=(Mistake("用了以 2 为底的对数：这里的熵以 e 为底（ln）。", np.log2(3)),
+                  Mistake("用了以 10 为底的对数：这里的熵以 e 为底（ln）。", np.log10(3)),
+                  Mistake("只算了一项：三个 token 各贡献 (1/3)·ln 3。", np.log(3) / 3),
+                  Mistake("符号反了：H = −Σ p ln p，结果是正数。", -np.log(3)))),
+    "10.qk_bound": Exercise(
+        4, "LayerNorm 后 ‖q̂‖ = ‖k̂‖ = √d，所以 |q̂·k̂| ≤ d，再除以 √d。",
+        mistakes=(Mistake("忘了除以 √d：点积最大是 d = 16，分数还要除以 √16。", 16),
+                  Mistake("除以了 d 而不是 √d。", 1))),
+    "10.dot_std": Exercise(
+        16, "d 个独立乘积相加，方差是 d = 256；标准差再开根号。", atol=0.05,
+        mistakes=(Mistake("这是方差 d；标准差是 √d。", 256),
+                  Mistake("这是除以 √d 以后的标准差；题目问的是不除的时候。", 1))),
 }
 _NB11: dict[str, Exercise] = {  # exercises of notebook 11
     "11.rms_apple": Exercise(
-        [0.365, 0.730, 1.095, 1.461], "平方的平均 = (4 + 16 + 36 + 64) / 4 = 30；每个数除以 √30。"),
-    "11.deepnorm_beta": Exercise(0.319, "β = (8N)^(−1/4)，N = 12：96 的四次方根的倒数。"),
+        _APPLE / np.sqrt(30), "平方的平均 = (4 + 16 + 36 + 64) / 4 = 30；每个数除以 √30。",
+        mistakes=(Mistake("这是 LayerNorm 的结果：RMSNorm 不减均值。", (_APPLE - 5) / _S3),
+                  Mistake("忘了开根号：除以的是 √30。", _APPLE / 30),
+                  Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", _APPLE / np.sqrt(40)),
+                  Mistake("忘了除以 d：RMS 是平方的平均再开根号。", _APPLE / np.sqrt(120)))),
     "11.llama_norm": Exercise(
-        "rmsnorm", "Touvron et al. (2023) 写明用 pre-normalization 加上 Zhang & Sennrich 的那种归一化。"),
+        "rmsnorm", "Touvron et al. (2023) 写明用 pre-normalization 加上 Zhang & Sennrich 的那种归一化。",
+        synonyms=("rms", "rms norm", "rms normalization", "root mean square layer normalization", "均方根归一化",
+                  "均方根层归一化")),
 }
 _NB12: dict[str, Exercise] = {  # exercises of notebook 12
+    "12.dbeta_demo": Exercise(
+        [1, 0.5, 0, 2], "dβ = Σ dy：三行 dy 按列（同一维）加起来。",
+        mistakes=(Mistake("求了平均：dβ 是把所有 token 的 dy 加起来，不是平均。", [1 / 3, 1 / 6, 0, 2 / 3]),)),
+    "12.dgamma_demo": Exercise(
+        np.array([3, -0.5, 0, 6]) / _S3, "dγ = Σ dy ⊙ x̂：第 1 维 1 × 1.342（我），第 2 维 0.5 × (−0.447)（吃），"
+        "第 4 维 2 × 1.342（苹果）。", atol=2e-3,
+        mistakes=(Mistake("这是 dβ：dγ 的每一项还要乘上 x̂。", [1, 0.5, 0, 2]),
+                  Mistake("乘的是原始的 x：dγ 要乘归一化以后的 x̂。", [8, 20, 0, 16]),
+                  Mistake("符号反了：看清每个 token 的 x̂ 在那一维是正还是负（「我」的第 1 维是 +1.342）。",
+                          np.array([-3, 0.5, 0, -6]) / _S3))),
+    "12.dx_first": Exercise(
+        _dx_row(_APPLE, _E1)[0], "括号里的第 1 个数是 1 − 0.25 − (−3/√5)(−0.75/√5) = 0.3，再乘 r = 1/√5。",
+        mistakes=(Mistake("忘了最后乘 r = 1/√(σ² + ε)。", _dx_row(_APPLE, _E1, scale=False)[0]),
+                  Mistake("漏掉了来自 σ 的那一项 −x̂·mean(g ⊙ x̂)。", _dx_row(_APPLE, _E1, sigma_term=False)[0]),
+                  Mistake("漏掉了来自 μ 的那一项 −mean(g)。", _dx_row(_APPLE, _E1, mu_term=False)[0]),
+                  Mistake("只算了直接的那一项 r·g：μ 和 σ 也依赖 x，后两项不能省。",
+                          _dx_row(_APPLE, _E1, mu_term=False, sigma_term=False)[0]),
+                  Mistake("符号反了。", -_dx_row(_APPLE, _E1)[0]))),
     "12.dx_last": Exercise(
-        [0.089, -0.045, -0.179, 0.134],
-        "g = [0, 0, 0, 1]，mean(g) = 0.25，mean(g ⊙ x̂) = 0.75/√5；括号里是 [0.2, −0.1, −0.4, 0.3]，再除以 √5。"),
-    "12.dbeta": Exercise([4, 3, 1, 1], "dβ = Σ dy：把三行 dy 按列（同一维）加起来。"),
+        _dx_row(_APPLE, _E4),
+        "g = [0, 0, 0, 1]，mean(g) = 0.25，mean(g ⊙ x̂) = 0.75/√5；括号里是 [0.2, −0.1, −0.4, 0.3]，再除以 √5。",
+        mistakes=(Mistake("这是 dy = [1, 0, 0, 0] 的结果（第 2 节）；这里 dy = [0, 0, 0, 1]。", _dx_row(_APPLE, _E1)),
+                  Mistake("忘了最后乘 r = 1/√5。", _dx_row(_APPLE, _E4, scale=False)),
+                  Mistake("漏掉了来自 σ 的那一项 −x̂·mean(g ⊙ x̂)。", _dx_row(_APPLE, _E4, sigma_term=False)),
+                  Mistake("漏掉了来自 μ 的那一项 −mean(g)。", _dx_row(_APPLE, _E4, mu_term=False)))),
+    "12.dbeta": Exercise(
+        [4, 3, 1, 1], "dβ = Σ dy：把三行 dy 按列（同一维）加起来。",
+        mistakes=(Mistake("求了平均：dβ 是把所有 token 的 dy 加起来。", [4 / 3, 1, 1 / 3, 1 / 3]),)),
     "12.sum_dx": Exercise(0, "整行加同一个常数，x̂ 不变，所以 dx 沿 [1, 1, …, 1] 方向的分量是多少？", atol=1e-9),
-    "12.scale": Exercise(0.25, "x 乘以 c，dx 变成原来的 1/c。"),
+    "12.scale": Exercise(
+        0.25, "x 乘以 c，dx 变成原来的 1/c。",
+        mistakes=(Mistake("倒过来了：输入越大，梯度越小。", 4),
+                  Mistake("输出不变，不等于梯度不变：r = 1/σ 也跟着变小。", 1),
+                  Mistake("是 1/c，不是 1/c²。", 1 / 16))),
 }
 _NB13: dict[str, Exercise] = {  # exercises of notebook 13
     "13.spacing": Exercise(
         0.0625, "间距按 2 的幂变化：10⁶ 在 2¹⁹ 和 2²⁰ 之间，间距是 2¹⁹⁻²³；试试 np.spacing(np.float32(1e6))。",
-        atol=1e-6),
-    "13.var_true": Exercise(5, "方差不受整体平移影响：只看 [0, 2, 4, 6]，偏差是 [−3, −1, 1, 3]。"),
-    "13.float16_overflow": Exercise(256, "float16 最大是 65504；255² = 65025，256² = 65536。", atol=0),
-    "13.welford_m2": Exercise(200, "读完以后 m = 20，M2 = Σ(x − 20)² = 100 + 0 + 100。"),
+        atol=1e-6,
+        mistakes=(Mistake("间距不是随数值成比例放大的，而是按 2 的幂一档一档变：用 np.spacing 看看。", 0.0977, 2e-3),
+                  Mistake("这是 float64 的间距；题目问的是 float32。", float(np.spacing(1e6)), 1e-12))),
+    "13.var_true": Exercise(
+        5, "方差不受整体平移影响：只看 [0, 2, 4, 6]，偏差是 [−3, −1, 1, 3]。",
+        mistakes=row_mistakes(np.array([[1e5, 1e5 + 2, 1e5 + 4, 1e5 + 6]]), 0, "variance")
+        + (Mistake("这是一遍法在低精度里算错的结果；真实方差不是 0。", 0),)),
+    "13.float16_overflow": Exercise(
+        256, "float16 最大是 65504；255² = 65025，256² = 65536。", atol=0,
+        mistakes=(Mistake("255² = 65025，还没超过 65504。", 255), Mistake("300² 会溢出，但 256 更小。", 300))),
+    "13.welford_m2": Exercise(
+        200, "读完以后 m = 20，M2 = Σ(x − 20)² = 100 + 0 + 100。",
+        mistakes=(Mistake("这是方差 M2 / n；题目问的是 M2 本身。", 200 / 3),
+                  Mistake("没有减均值：M2 是偏差的平方和。", 1400))),
 }
-_NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or two per earlier notebook
-    "14.residual": Exercise([2, 4, 6, 8], "逐位相加：[1 + 1, 1 + 3, 2 + 4, 2 + 6]。"),
-    "14.count_means": Exercise(10, "每个 token 一个 μ：2 个句子 × 5 个 token。", atol=0),
-    "14.variance": Exercise(5, "μ = 4，偏差是 [−3, −1, 1, 3]，平方的平均是 20 / 4。"),
-    "14.xhat_last": Exercise(1.342, "(7 − 4) / √5 ≈ 3 / 2.236。"),
-    "14.constant_row": Exercise([0, 0, 0, 0], "x − μ 全是 0，分母 √(0 + ε) 不是 0，所以结果全是 0。", atol=1e-9),
+_NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earlier notebook
+    "14.residual": Exercise(
+        [2, 4, 6, 8], "逐位相加：[1 + 1, 1 + 3, 2 + 4, 2 + 6]。",
+        mistakes=(Mistake("做了减法：残差连接是相加。", [0, 2, 2, 4]),)),
+    "14.count_means": Exercise(
+        10, "每个 token 一个 μ：2 个句子 × 5 个 token。", atol=0,
+        mistakes=(Mistake("这是 axis=(-2, -1) 时的个数：LayerNorm 默认每个 token 一个 μ。", 2),
+                  Mistake("按特征（最后一维）数了：那是 BatchNorm 的方向。", 8),
+                  Mistake("数的是全部的数（2 × 5 × 8），不是组数。", 80))),
+    "14.variance": Exercise(
+        5, "μ = 4，偏差是 [−3, −1, 1, 3]，平方的平均是 20 / 4。",
+        mistakes=row_mistakes(np.array([[1.0, 3.0, 5.0, 7.0]]), 0, "variance")),
+    "14.xhat_last": Exercise(
+        3 / _S3, "(7 − 4) / √5 ≈ 3 / 2.236。",
+        mistakes=(Mistake("除以了方差 5，忘了开根号。", 3 / 5),
+                  Mistake("方差除以了 d − 1 = 3：LayerNorm 除以 d。", 3 / np.sqrt(20 / 3)),
+                  Mistake("忘了减均值 4。", 7 / _S3))),
+    "14.constant_row": Exercise(
+        [0, 0, 0, 0], "x − μ 全是 0，分母 √(0 + ε) 不是 0，所以结果全是 0。", atol=1e-9,
+        mistakes=(Mistake("给出了原来的数：输出是归一化以后的结果。", [4, 4, 4, 4]),
+                  Mistake("分子 x − μ 全是 0，结果不会是 1。", [1, 1, 1, 1]))),
     "14.lost": Exercise("b", "减去 μ 以后，这一行的平均值一定是 0，原来的平均值就不见了。"),
-    "14.affine": Exercise(-1.684, "y = γ · x̂ + β = 2 × (−1.342) + 1。", atol=2e-3),
-    "14.params": Exercise(1536, "γ 和 β 各有 d 个数。", atol=0),
-    "14.bn_means": Exercise(4, "BatchNorm 按列统计：有几列就有几个 μ。", atol=0),
+    "14.affine": Exercise(
+        2 * -1.342 + 1, "y = γ · x̂ + β = 2 × (−1.342) + 1。", atol=2e-3,
+        mistakes=(Mistake("忘了加 β = 1。", 2 * -1.342),
+                  Mistake("先加 β 再乘 γ 了：y = γ · x̂ + β。", 2 * (-1.342 + 1)),
+                  Mistake("γ 和 β 用反了：γ = 2 乘 x̂，β = 1 加上去。", -1.342 + 2))),
+    "14.params": Exercise(
+        1536, "γ 和 β 各有 d 个数。", atol=0,
+        mistakes=(Mistake("只算了 γ（或只算了 β）：两者各 768 个。", 768),)),
+    "14.bn_means": Exercise(
+        4, "BatchNorm 按列统计：有几列就有几个 μ。", atol=0,
+        mistakes=(Mistake("这是 LayerNorm 的个数（每行一个）；BatchNorm 每一列一个。", 3),)),
     "14.pre_ln": Exercise("a", "Pre-LN 先归一化再送进子层，残差那条路不经过 LN。"),
-    "14.attention_scale": Exercise(8, "除以 √d_k。"),
-    "14.rms_first": Exercise(0.218, "mean(x²) = (1 + 9 + 25 + 49) / 4 = 21，1 / √21。"),
-    "14.dbeta": Exercise([1, 2, 1, 0], "dβ = Σ dy：两行按列相加。"),
+    "14.attention_scale": Exercise(
+        8, "除以 √d_k。", mistakes=(Mistake("除以的是 √d_k，不是 d_k。", 64),)),
+    "14.rms_first": Exercise(
+        1 / np.sqrt(21), "mean(x²) = (1 + 9 + 25 + 49) / 4 = 21，1 / √21。",
+        mistakes=(Mistake("这是 LayerNorm 的结果：RMSNorm 不减均值。", -3 / _S3),
+                  Mistake("忘了开根号：除以的是 √21。", 1 / 21),
+                  Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", 1 / np.sqrt(28)))),
+    "14.dbeta": Exercise(
+        [1, 2, 1, 0], "dβ = Σ dy：两行按列相加。",
+        mistakes=(Mistake("求了平均：dβ 是把两行加起来。", [0.5, 1, 0.5, 0]),)),
+    "14.dgamma": Exercise(
+        [1, -2, 1, 0], "dγ = Σ dy ⊙ x̂：先逐位相乘，[1, −1, 0, 0] + [0, −1, 1, 0]，再按列相加。",
+        mistakes=(Mistake("这是 dβ：dγ 的每一项还要乘上 x̂。", [1, 2, 1, 0]),
+                  Mistake("两行的 x̂ 配错了：第 1 行 dy 乘第 1 行 x̂。", [-1, -2, 1, 0]))),
+    "14.dx_constant": Exercise(
+        [0, 0, 0, 0], "g = dy 每一维都一样：g − mean(g) = 0，mean(g ⊙ x̂) = mean(x̂) = 0。", atol=1e-6,
+        mistakes=(Mistake("漏掉了 −mean(g) 这一项：整行一起变，只会改变均值，x̂ 不受影响。", [1 / _S3] * 4),
+                  Mistake("dx 不等于 dy：μ 和 σ 也依赖 x。", [1, 1, 1, 1]))),
+    "14.merge_m2": Exercise(
+        20, "M2 = M2a + M2b + δ² · na · nb / n，δ = 5 − 1 = 4。",
+        mistakes=(Mistake("漏掉了 δ² · na · nb / n：两段的均值不一样，这部分偏差也要算进去。", 4),
+                  Mistake("这是方差 M2 / n；题目问的是 M2。", 5),
+                  Mistake("δ² · na · nb 还要除以 n = 4。", 68))),
+    "14.one_pass": Exercise(
+        "b", "两个约 10⁸ 的大数相减：哪种算法要先算 x² 的平均？",
+        synonyms=("一遍法", "e[x^2]-e[x]^2", "e[x²]-e[x]²", "onepass", "one-pass")),
 }
 
 EXERCISES: dict[str, Exercise] = {
@@ -128,41 +379,22 @@ EXERCISES: dict[str, Exercise] = {
 }
 
 
-def check(name: str, answer) -> bool:
-    """Print ✓ or ✗ (with a hint) for a learner's answer to exercise `name`; return whether it is right."""
+def judge(name: str, answer) -> Verdict:
+    """The verdict on a learner's answer to exercise `name` (what `check` prints, without printing it)."""
     if not isinstance(name, str):
         raise TypeError(f"name: expected an exercise name such as '03.mean_wo', got {name!r}")
     if name not in EXERCISES:
         known = ", ".join(sorted(EXERCISES))
         raise ValueError(f"name: unknown exercise {name!r}; known exercises: {known}")
-    exercise = EXERCISES[name]
+    return grade(EXERCISES[name], answer)
+
+
+def check(name: str, answer) -> None:
+    """Print ✓ or ✗ with the reason (a named mistake or the hint) for a learner's answer; display nothing else."""
+    verdict = judge(name, answer)
     if answer is None:
         print(f"尚未作答：把 answer = None 改成你的答案，再运行这个单元格。（{name}）")
-        return False
-    ok, why = _compare(exercise, answer)
-    if ok:
+    elif verdict.ok:
         print(f"✓ 正确！（{name}）")
     else:
-        print(f"✗ 还不对（{name}）：{why}\n  提示：{exercise.hint}")
-    return ok
-
-
-def _compare(exercise: Exercise, answer) -> tuple[bool, str]:
-    expected = exercise.expected
-    if isinstance(expected, str):
-        given = str(answer).strip().lower()
-        return given == expected.lower(), f"你的答案是 {answer!r}。"
-    try:
-        got = np.asarray(answer, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: an int such as 10**400
-        return False, f"需要数字或数字列表，你给的是 {answer!r:.60}。"
-    want = np.asarray(expected, dtype=np.float64)
-    if got.shape != want.shape:
-        return False, f"形状不对：应该是 {_shape(want)}，你的是 {_shape(got)}。"
-    if np.allclose(got, want, rtol=0, atol=exercise.atol, equal_nan=False):
-        return True, ""
-    return False, f"你的答案是 {np.array2string(got, precision=4)}。"
-
-
-def _shape(arr: np.ndarray) -> str:
-    return "一个数" if arr.ndim == 0 else f"形状 {arr.shape}"
+        print(f"✗ 还不对（{name}）：{verdict.message}")

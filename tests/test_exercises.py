@@ -1,0 +1,243 @@
+"""The exercise engine: only real numbers, tolerances that match the rounding asked for, mistakes that are named,
+synonyms of choice answers, and `check_function` on the learner's code (issue 11 item 6, issue 12)."""
+
+from __future__ import annotations
+
+import runpy
+import warnings
+
+import numpy as np
+import pytest
+from conftest import SOLUTIONS
+
+import lnlib
+from lnlib.code_exercises import CODE_EXERCISES, judge_function
+from lnlib.exercises import EXERCISES, judge
+from lnlib.grading import Exercise, grade, normalize_choice
+
+# ---------------------------------------------------------------- check(): only real numbers (issue 11 item 6)
+
+
+@pytest.mark.parametrize(
+    "answer, says",
+    [
+        (np.complex128(500 + 7j), "复数"),
+        (np.array(500 + 3j), "复数"),
+        (500 + 0j, "复数"),
+        (np.datetime64(500, "D"), "日期"),
+        (np.timedelta64(500, "D"), "时间长度"),
+        (True, "布尔"),
+        (np.bool_(True), "布尔"),
+        ([True, False], "布尔"),
+        ("500", "文字"),
+        (np.array(["500"]), "文字"),
+        ([500, "1"], "文字"),
+        ({"a": 500}, "需要数字"),
+        (10**400, "太大"),
+        (float("nan"), "nan"),
+    ],
+)
+def test_check_judges_only_real_numbers(answer, says):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning, no RuntimeWarning
+        verdict = judge("03.variance_chi", answer)
+    assert not verdict.ok and says in verdict.message, verdict.message
+    assert "1." not in verdict.message  # a wrong True is never shown as "1."
+
+
+def test_check_prints_and_returns_none(capsys):
+    assert lnlib.check("03.mean_wo", 5) is None
+    assert capsys.readouterr().out.startswith("✓")
+    assert lnlib.check("03.mean_wo", True) is None
+    out = capsys.readouterr().out
+    assert out.startswith("✗") and "布尔" in out
+    assert lnlib.check("03.mean_wo", None) is None
+    assert "尚未作答" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- tolerances (issue 12 item 2)
+
+
+def test_following_the_hint_is_accepted():
+    """x̂ ≈ 1.342 as hinted: 2 × 1.342 + 1 = 3.684 (exact 3.6833) must pass; 2 decimals too early must not."""
+    xhat = np.round((np.array([2.0, 4, 6, 8]) - 5) / np.sqrt(5), 3)
+    y = np.round(np.array([0.5, 1, 1, 2]) * xhat + [-1, 0, 0, 1], 3)
+    assert list(y) == [-1.671, -0.447, 0.447, 3.684]
+    assert judge("06.y_apple", y).ok
+    xhat2 = np.round(xhat, 2)
+    verdict = judge("06.y_apple", np.round(np.array([0.5, 1, 1, 2]) * xhat2 + [-1, 0, 0, 1], 3))
+    assert not verdict.ok and "取整太早" in verdict.message
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in EXERCISES.items() if not isinstance(e.expected, str)))
+def test_every_numeric_answer_rounded_to_three_decimals_passes(name):
+    """Three decimals is what the questions ask for at most; the rounded exact answer may never be refused."""
+    exercise = EXERCISES[name]
+    want = np.asarray(exercise.expected, dtype=np.float64)
+    if exercise.atol == 0:
+        assert np.array_equal(want, np.round(want)), "an exact (atol=0) answer must be a whole number"
+        return
+    decimals = 3 if exercise.atol >= 5e-4 else 6
+    assert judge(name, np.round(want, decimals).tolist()).ok
+
+
+def test_rounded_to_two_decimals_where_the_question_allows_it():
+    assert judge("04.unbiased_std", 25.82).ok and judge("04.unbiased_std", 25.8199).ok
+    assert not judge("04.unbiased_std", 25.8).ok
+
+
+# ---------------------------------------------------------------- diagnosing hints (issue 12, "hints that diagnose")
+
+
+@pytest.mark.parametrize(
+    "name, answer, says",
+    [
+        ("03.variance_chi", 2000 / 3, "d − 1"),
+        ("03.variance_chi", np.sqrt(500), "标准差"),
+        ("03.variance_chi", 3000, "忘了先减去均值"),
+        ("03.std_apple", 5, "忘了开平方根"),
+        ("03.xhat_wo", [1.162, 0.387, -0.387, -1.162], "d − 1"),
+        ("03.xhat_wo", [0.6, 0.2, -0.2, -0.6], "忘了开平方根"),
+        ("03.xhat_wo", [-1.342, -0.447, 0.447, 1.342], "符号反了"),
+        ("03.xhat_wo", [1.364, 0.455, -0.455, -1.364], "取整太早"),
+        ("03.xhat_wo", [3, 1, -1, -3], "忘了除以 σ"),
+        ("04.var_ratio", 0.477, "根号外面"),
+        ("02.row_means", [10, 16.667, 23.333, 30], "按列"),
+        ("07.shape_mu", [2, 3, 1], "keepdims"),
+    ],
+)
+def test_typical_mistakes_are_named(name, answer, says):
+    verdict = judge(name, answer)
+    assert not verdict.ok and says in verdict.message, verdict.message
+
+
+def test_wrong_axis_is_named():
+    """x̂ of 我 computed down the columns (BatchNorm) or over the whole table, computed independently here."""
+    m = np.array([[8.0, 6, 4, 2], [20, 40, 60, 80], [2, 4, 6, 8]])
+    by_column = (m - m.mean(axis=0)) / m.std(axis=0)
+    whole = (m - m.mean()) / m.std()
+    assert "按列" in judge("03.xhat_wo", by_column[0]).message
+    assert "整张表" in judge("03.xhat_wo", whole[0]).message
+
+
+def test_other_wrong_answers_get_the_general_hint():
+    verdict = judge("03.variance_chi", 17)
+    assert not verdict.ok and "提示" in verdict.message and "看起来" not in verdict.message
+
+
+# ---------------------------------------------------------------- choice answers (issue 12 item 15)
+
+
+@pytest.mark.parametrize("typed", ["Post-LN", "post ln", "ＰＯＳＴ－ＬＮ", " post_ln ", "后置归一化", "POST"])
+def test_choice_answers_ignore_case_width_spaces_and_accept_synonyms(typed):
+    exercise = Exercise("post", "先相加，再归一化。", synonyms=("Post-LN", "后置", "后置归一化"))
+    assert grade(exercise, typed).ok
+
+
+def test_choice_answers_still_refuse_the_other_option():
+    exercise = Exercise("post", "先相加，再归一化。", synonyms=("Post-LN", "后置"))
+    assert not grade(exercise, "Pre-LN").ok and not grade(exercise, 1).ok
+    assert normalize_choice("ＬａｙｅｒＮｏｒｍ") == "layernorm"
+
+
+# ---------------------------------------------------------------- check_function (issue 12, code exercises)
+
+
+def solution_functions() -> dict:
+    found = {}
+    for path in sorted(SOLUTIONS.glob("[0-9][0-9]-*.py")):
+        found.update(runpy.run_path(str(path)).get("FUNCTIONS", {}))
+    return found
+
+
+def test_at_least_eight_code_exercises():
+    assert len(CODE_EXERCISES) >= 8
+
+
+@pytest.mark.parametrize("name", sorted(CODE_EXERCISES))
+def test_every_code_exercise_has_a_passing_solution(name):
+    functions = solution_functions()
+    if name not in functions:
+        pytest.skip(f"{name}: its notebook's solution file does not define it yet")
+    verdict = judge_function(name, functions[name])
+    assert verdict.ok, verdict.message
+
+
+def _layer_norm_unbiased(x, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=float)
+    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, ddof=1, keepdims=True) + eps) + beta
+
+
+def _layer_norm_no_eps(x, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=float)
+    return gamma * (x - x.mean(-1, keepdims=True)) / x.std(-1, keepdims=True) + beta
+
+
+def _layer_norm_flat(x, gamma, beta, eps=1e-5):  # statistics over the whole array, not per row
+    x = np.asarray(x, dtype=float)
+    return gamma * (x - x.mean()) / np.sqrt(x.var() + eps) + beta
+
+
+def _softmax_naive(z):
+    e = np.exp(np.asarray(z, dtype=float))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _post_ln_block(x, sublayer, gamma, beta, eps=1e-5):
+    return lnlib.layer_norm(x + sublayer(x), gamma, beta, eps=eps)
+
+
+def _merge_naive(a, b):  # averages the means without weighting by n
+    n = a[0] + b[0]
+    return n, (a[1] + b[1]) / 2, a[2] + b[2]
+
+
+def _raises(*args):
+    raise ZeroDivisionError("oops")
+
+
+def _placeholder(x, gamma, beta, eps=1e-5): ...
+
+
+@pytest.mark.parametrize(
+    "name, fn, failed, says",
+    [
+        ("07.layer_norm", _layer_norm_unbiased, "课程里的 3 × 4 token 矩阵", "期望"),
+        ("07.layer_norm", _layer_norm_no_eps, "常数行", "inf 或 nan"),
+        ("07.layer_norm", _layer_norm_flat, "课程里的 3 × 4 token 矩阵", "你的"),
+        ("10.softmax", _softmax_naive, "很大的分数", "inf 或 nan"),
+        ("09.pre_ln_block", _post_ln_block, "课程里的 3 × 4 token 矩阵", "输入：x = "),
+        ("13.welford_merge", _merge_naive, "[1, 2, 3] 和 [4, 5]", "期望"),
+        ("07.layer_norm", _raises, "error", "ZeroDivisionError: oops"),
+        ("07.layer_norm", _placeholder, "placeholder", "还没写"),
+        ("07.layer_norm", None, "placeholder", "还没写"),
+    ],
+)
+def test_wrong_functions_fail_with_the_right_message(name, fn, failed, says):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the learner's overflow warnings are caught inside, never shown
+        verdict = judge_function(name, fn)
+    assert not verdict.ok
+    assert verdict.failed.startswith(failed) if failed in ("error", "placeholder") else failed in verdict.failed
+    assert says in verdict.message, verdict.message
+
+
+def test_check_function_prints_and_returns_none(capsys):
+    assert lnlib.check_function("10.softmax", _softmax_naive) is None
+    out = capsys.readouterr().out
+    assert out.startswith("✗") and "（10.softmax）" in out and "[1000. 1001. 1002.]" in out
+
+
+def test_check_function_against_torch():
+    """The references themselves agree with PyTorch (an independent implementation)."""
+    torch = pytest.importorskip("torch")
+    for case in CODE_EXERCISES["07.layer_norm"].cases():
+        x, gamma, beta = (np.asarray(a, dtype=np.float64) for a in case.args)
+        want = torch.nn.functional.layer_norm(
+            torch.tensor(x), x.shape[-1:], torch.tensor(gamma), torch.tensor(beta), eps=1e-5
+        ).numpy()
+        assert np.allclose(CODE_EXERCISES["07.layer_norm"].reference(*case.args), want, rtol=1e-6, atol=1e-6)
+    for case in CODE_EXERCISES["10.softmax"].cases():
+        z = np.asarray(case.args[0], dtype=np.float64)
+        want = torch.softmax(torch.tensor(z), dim=-1).numpy()
+        assert np.allclose(CODE_EXERCISES["10.softmax"].reference(*case.args), want, rtol=1e-9, atol=1e-12)
