@@ -4,11 +4,26 @@ import numpy as np
 
 ANSWERS = {}
 
-# 练习 1：DeepNorm 编码器 α = (2N)^(1/4)
+# 练习 1：DeepNorm 编码器 α = (2N)^(1/4)，N = 6
 ANSWERS["09.deepnorm_alpha"] = (2 * 6) ** 0.25
 
-# 练习 2：Pre-LN 最后一层梯度 ∝ 1/√L
+# 练习 2：DeepNorm 编码器 β = (8N)^(−1/4)，N = 12
+ANSWERS["09.deepnorm_beta"] = (8 * 12) ** -0.25
+
+# 练习 3：按 1/√L 的形状，6 层 → 24 层
 ANSWERS["09.pre_ratio"] = np.sqrt(6 / 24)
 
-# 练习 3：先相加再归一化 = Post-LN
+# 练习 4：先相加再归一化 = Post-LN
 ANSWERS["09.which_form"] = "post"
+
+
+# 练习 5：Pre-LN 子层 x + F(LN(x))
+def pre_ln_block(x, sublayer, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    normed = gamma * (x - mu) / np.sqrt(var + eps) + beta
+    return x + sublayer(normed)
+
+
+FUNCTIONS = {"09.pre_ln_block": pre_ln_block}

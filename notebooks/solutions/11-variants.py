@@ -6,10 +6,16 @@ ANSWERS = {}
 
 # 练习 1：x / √(mean(x²))
 x = np.array([2.0, 4.0, 6.0, 8.0])
-ANSWERS["11.rms_apple"] = np.round(x / np.sqrt((x**2).mean()), 3)
+ANSWERS["11.rms_apple"] = x / np.sqrt((x**2).mean())
 
-# 练习 2：DeepNorm β = (8N)^(−1/4)
-ANSWERS["11.deepnorm_beta"] = (8 * 12) ** -0.25
-
-# 练习 3：LLaMA = pre-normalization + RMSNorm
+# 练习 2：LLaMA = pre-normalization + RMSNorm
 ANSWERS["11.llama_norm"] = "rmsnorm"
+
+
+# 练习 3：RMSNorm（没有 β，ε 默认 1e-6）
+def rms_norm(x, gamma, eps=1e-6):
+    x = np.asarray(x, dtype=np.float64)
+    return x / np.sqrt((x**2).mean(axis=-1, keepdims=True) + eps) * gamma
+
+
+FUNCTIONS = {"11.rms_norm": rms_norm}

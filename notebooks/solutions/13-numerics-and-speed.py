@@ -21,3 +21,16 @@ state = numerics.WelfordState(0, 0.0, 0.0)
 for v in (10.0, 20.0, 30.0):
     state = numerics.welford_update(state, v)
 ANSWERS["13.welford_m2"] = state.m2
+
+
+# 练习 5：两段 Welford 摘要的并行合并（Chan、Golub 和 LeVeque）
+def welford_merge(a, b):
+    (na, ma, m2a), (nb, mb, m2b) = a, b
+    n = na + nb
+    if n == 0:
+        return 0, 0.0, 0.0
+    delta = mb - ma
+    return n, ma + delta * nb / n, m2a + m2b + delta**2 * na * nb / n
+
+
+FUNCTIONS = {"13.welford_merge": welford_merge}
