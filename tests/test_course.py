@@ -13,11 +13,13 @@ import pytest
 from conftest import NOTEBOOKS, ROOT, SOLUTIONS, notebook_paths
 
 import lnlib
-from lnlib.exercises import EXERCISES
+from lnlib.code_exercises import judge_function
+from lnlib.exercises import EXERCISES, judge
 
 PATHS = notebook_paths()
 IDS = [p.stem for p in PATHS]
 CHECK_CALL = re.compile(r'lnlib\.check\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*answer\s*\)')
+FUNCTION_CALL = re.compile(r'lnlib\.check_function\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*\w+\s*\)')
 
 
 def read(path):
@@ -26,6 +28,10 @@ def read(path):
 
 def exercise_names(nb) -> list[str]:
     return [m for c in nb.cells if c.cell_type == "code" for m in CHECK_CALL.findall(c.source)]
+
+
+def function_exercise_names(nb) -> list[str]:
+    return [m for c in nb.cells if c.cell_type == "code" for m in FUNCTION_CALL.findall(c.source)]
 
 
 def test_notebooks_follow_the_plan():
@@ -84,6 +90,9 @@ def test_exercise_cells_start_unanswered(path):
         if cell.cell_type == "code" and CHECK_CALL.search(cell.source):
             assert "answer = None  # 在这里填写" in cell.source
             assert "尚未作答" in "".join(o.get("text", "") for o in cell.outputs)
+        if cell.cell_type == "code" and FUNCTION_CALL.search(cell.source):
+            assert "...  # 在这里填写" in cell.source, "a code exercise starts as a placeholder whose body is `...`"
+            assert "还没写" in "".join(o.get("text", "") for o in cell.outputs)
 
 
 def solution_files():
@@ -101,7 +110,13 @@ def test_solutions_pass_their_checks(solution, capsys):
     nb = read(NOTEBOOKS / f"{solution.stem}.ipynb")
     assert sorted(answers) == sorted(set(exercise_names(nb))), "solutions and notebook exercises differ"
     for name, answer in answers.items():
-        assert lnlib.check(name, answer), f"{name}: {capsys.readouterr().out}"
+        verdict = judge(name, answer)
+        assert verdict.ok, f"{name}: {verdict.message}"
+    functions = runpy.run_path(str(solution)).get("FUNCTIONS", {})
+    assert sorted(functions) == sorted(set(function_exercise_names(nb))), "solutions and code exercises differ"
+    for name, fn in functions.items():
+        verdict = judge_function(name, fn)
+        assert verdict.ok, f"{name}: {verdict.message}"
 
 
 def test_every_registered_exercise_is_used_in_a_notebook():
@@ -110,13 +125,13 @@ def test_every_registered_exercise_is_used_in_a_notebook():
 
 
 def test_check_rejects_wrong_answers(capsys):
-    assert lnlib.check("03.mean_wo", 4) is False
+    lnlib.check("03.mean_wo", 4)
     out = capsys.readouterr().out
     assert "✗" in out and "提示" in out
-    assert lnlib.check("03.xhat_wo", [1.342, 0.447]) is False
+    lnlib.check("03.xhat_wo", [1.342, 0.447])
     assert "形状" in capsys.readouterr().out
-    assert lnlib.check("03.mean_wo", "五") is False
-    assert lnlib.check("03.mean_wo", None) is False
+    assert not judge("03.mean_wo", "五").ok
+    lnlib.check("03.mean_wo", None)
     assert "尚未作答" in capsys.readouterr().out
 
 

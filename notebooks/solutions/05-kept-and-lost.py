@@ -20,3 +20,6 @@ ANSWERS["05.negative_scale"] = xhat(-np.array([2, 4, 6, 8]))
 from lnlib import invariance  # noqa: E402
 
 ANSWERS["05.invariant_count"] = sum(v.invariant for v in invariance.verdicts("layer"))
+
+# 正文 5：x̂ 的平方和 = d · Var(x̂) = d（ε = 0）
+ANSWERS["05.norm_squared"] = float((xhat([2, 4, 6, 8]) ** 2).sum())

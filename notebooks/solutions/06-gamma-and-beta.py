@@ -18,3 +18,10 @@ ANSWERS["06.mean_after"] = (xhat + np.array([0.5, 0.0, 0.0, 0.5])).mean()
 # 练习 3：γ 和 β 各 d 个数
 d = 512
 ANSWERS["06.param_count"] = 2 * d
+
+# 正文 1：y₁ = γ₁ · x̂₁ + β₁，γ₁ = 2、β₁ = 0.5
+ANSWERS["06.y_first"] = round(2 * -1.342 + 0.5, 3)
+
+# 正文 4：γ = [2, 1, 1, 1]、β = [0.5, 0, 0, 0] 时 苹果 的 y 的均值
+y = np.array([2.0, 1.0, 1.0, 1.0]) * xhat + np.array([0.5, 0.0, 0.0, 0.0])
+ANSWERS["06.mean_y_apple"] = round(float(y.mean()), 3)

@@ -2,16 +2,22 @@
 
 import numpy as np
 
-import lnlib
-
 ANSWERS = {}
+FUNCTIONS = {}
 
-# 练习 1：按最后一维统计，统计量去掉最后一维
+# 正文 2：按最后一维统计，统计量去掉最后一维
 x = np.zeros((2, 3, 4))
 ANSWERS["07.shape_mu"] = list(x.mean(axis=-1).shape)
 
-# 练习 2：axis=(-2, -1) 时每句话（12 个数）一个 μ
+# 正文 4：axis=(-2, -1) 时每句话（12 个数）一个 μ
 ANSWERS["07.count_multi"] = x.mean(axis=(-2, -1)).size
+
+# 练习 1：ConvNeXt 的 LayerNorm 对每个像素位置的 C 个通道统计：H × W 个 μ
+feature_map = np.zeros((64, 7, 7))
+ANSWERS["07.image_mu_count"] = feature_map.mean(axis=0).size
+
+# 练习 2：bias=False 只剩 γ，d 个参数
+ANSWERS["07.param_no_bias"] = 768
 
 
 # 练习 3：几行 numpy 写出 LayerNorm
@@ -23,5 +29,4 @@ def my_layer_norm(x, gamma, beta, eps=1e-5):
     return gamma * x_hat + beta
 
 
-ANSWERS["07.my_layer_norm"] = my_layer_norm(lnlib.TOKEN_MATRIX, np.array([2.0, 1.0, 1.0, 0.5]),
-                                            np.array([0.5, 0.0, 0.0, -1.0]))
+FUNCTIONS["07.layer_norm"] = my_layer_norm
