@@ -233,3 +233,41 @@ def test_answer_key_formats_numbers_as_the_questions_round_them():
     assert answer_key.show(np.spacing(np.float32(1e6))) == "0.0625"
     assert answer_key.show([1e-17, -0.0447213595]) == "[0, -0.045]"
     assert answer_key.show(np.sqrt(1e-5)) == "0.00316" and answer_key.show("b") == '`"b"`'
+
+
+# ---------------------------------------------------------------- the glossary (notebook 14, section 3)
+
+
+def test_glossary_names_the_synonyms_and_the_momentum_conventions():
+    text = prose("14-review-and-quiz")
+    glossary = text.split("## 3. 术语表", 1)[1].split("## 小结", 1)[0]
+    for term in (
+        "层归一化",
+        "层规范化",
+        "批归一化",
+        "批量规范化",
+        "running_mean",
+        "moving_mean",
+        "warm-up",
+        "padding",
+        "Post-LN",
+        "Pre-LN",
+        "RMSNorm",
+        "ε",
+        "γ",
+        "β",
+        "残差连接",
+        "Welford",
+    ):
+        assert term in glossary, term
+    # the three momentum conventions, each with the weight it gives to the new batch
+    assert "`momentum=0.1` 是**新批量**的权重" in glossary and "`momentum=0.99` 是**旧值**的权重" in glossary
+    assert "`momentum=0.9`，也是旧值的权重" in glossary
+
+
+@pytest.mark.parametrize(
+    "stem", ["00-index", *(p.stem for p in sorted(NOTEBOOKS.glob("[01][0-9]-*.ipynb")) if int(p.stem[:2]) >= 8)]
+)
+def test_relative_links_point_at_notebooks_that_exist(stem):
+    for target in re.findall(r"\]\((?!https?:)([^)#\s]+)", prose(stem)):
+        assert (NOTEBOOKS / target).is_file() and target.endswith(".ipynb"), f"{stem}: link to {target}"
