@@ -46,12 +46,12 @@ _NB02 = {
 }
 _NB03 = {
     "03.mean_wo": Exercise(5, "我 这一行是 [8, 6, 4, 2]：加起来是 20，再除以 4。",
-                           mistakes=row_mistakes(TOKEN_MATRIX, _WO, "mean")
-                           + (Mistake("只加起来，忘了除以 d = 4。", 20),
-                              Mistake("除以了 d − 1 = 3：均值除以 d。", 20 / 3))),
+                           mistakes=row_mistakes(TOKEN_MATRIX, _WO, "mean",
+                                                 first=(Mistake("只加起来，忘了除以 d = 4。", 20),
+                                                        Mistake("除以了 d − 1 = 3：均值除以 d。", 20 / 3)))),
     "03.mean_apple": Exercise(5, "苹果 这一行是 [2, 4, 6, 8]：加起来是 20，再除以 d = 4。",
-                              mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "mean")
-                              + (Mistake("只加起来，忘了除以 d = 4。", 20),)),
+                              mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "mean",
+                                                    first=(Mistake("只加起来，忘了除以 d = 4。", 20),))),
     "03.centered_apple": Exercise(
         [-3, -1, 1, 3], "每个数减去同一个 μ = 5：[2 − 5, 4 − 5, 6 − 5, 8 − 5]。",
         mistakes=(Mistake("减去的不是 μ = 5：中心化是每个数减去这一行的均值。", [-3.5, -1.5, 0.5, 2.5], 0.6),)),
@@ -103,7 +103,10 @@ _NB05: dict[str, Exercise] = {  # exercises of notebook 05
     "05.negative_scale": Exercise(
         -_XHAT_APPLE, "乘 −1 时 μ 和 x − μ 都变号，σ 不变：x̂ 整体变号，高低顺序倒过来。",
         mistakes=(Mistake("以为乘 −1 会被归一化抵消：只有正的缩放会被抵消，负号会留下来。", _XHAT_APPLE),)),
-    "05.invariant_count": Exercise(4, "数一数表 1 里 LayerNorm 那一行有几个 ✓。", atol=0),
+    "05.invariant_count": Exercise(
+        4, "数一数表 1 里 LayerNorm 那一行有几个 ✓。", atol=0,
+        mistakes=(Mistake("数的是 ✗ 的个数：题目问的是不变（✓）的有几种。", 2),
+                  Mistake("以为六种都不变：单个权重向量缩放和数据集平移会改变输出。", 6))),
     "05.norm_squared": Exercise(
         4, "x̂ 的平方和 = d · Var(x̂) = d（ε = 0 时 Var(x̂) = 1）。", atol=1e-3,
         mistakes=(Mistake("给出的是长度 ‖x̂‖ = √d，题目问的是平方和 ‖x̂‖²。", 2),

@@ -198,12 +198,13 @@ def grade(exercise: Exercise, answer) -> Verdict:
 # ---------------------------------------------------------------- typical mistakes of one row
 
 
-def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0) -> tuple[Mistake, ...]:
+def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple = ()) -> tuple[Mistake, ...]:
     """The typical wrong answers for a statistic of `matrix[row]`, each computed the wrong way with lnlib.
 
     what: "mean", "variance", "std" or "xhat" (x̂ with `eps`). Covers ÷(d − 1), a forgotten square root, ε outside
     the root, σ given for σ² (and σ² for σ), forgetting to subtract μ or to divide, and the wrong axis (the columns or
-    the whole table). Mistakes that coincide with the right answer (or an earlier mistake) are dropped.
+    the whole table). `first`: the exercise's own mistakes, checked before these. Mistakes that coincide with the
+    right answer or an earlier mistake are dropped (the mean of the whole table can equal a row's sum).
     """
     from .norms import batch_norm, layer_norm
     from .stages import center, mean, std, variance
@@ -251,8 +252,8 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0) -> tuple[Mist
         "std": lambda: sd,
         "xhat": lambda: c / np.sqrt(var + eps),
     }[what]()
-    seen = [np.asarray(right, dtype=np.float64)]
-    kept = []
+    seen = [np.asarray(right, dtype=np.float64)] + [m.wrong_value() for m in first]
+    kept = list(first)
     for why, value in wanted[what]:
         v = np.asarray(value(), dtype=np.float64)
         if any(_close(v, s, 1e-3) for s in seen):

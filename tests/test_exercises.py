@@ -241,3 +241,19 @@ def test_check_function_against_torch():
         z = np.asarray(case.args[0], dtype=np.float64)
         want = torch.softmax(torch.tensor(z), dim=-1).numpy()
         assert np.allclose(CODE_EXERCISES["10.softmax"].reference(*case.args), want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in EXERCISES.items() if e.mistakes))
+def test_every_named_mistake_is_recognised(name):
+    """Each typical wrong answer is refused and named: never the right answer, never shadowed by an earlier one."""
+    exercise = EXERCISES[name]
+    for mistake in exercise.mistakes:
+        verdict = judge(name, mistake.wrong_value().tolist())
+        assert not verdict.ok and mistake.why in verdict.message, (mistake.why, verdict.message)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, e in EXERCISES.items() if n < "08" and not isinstance(e.expected, str))
+)
+def test_numeric_exercises_of_01_to_07_know_their_typical_mistakes(name):
+    assert EXERCISES[name].mistakes, f"{name}: add the typical wrong answers (lnlib.grading.Mistake)"
