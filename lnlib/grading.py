@@ -181,7 +181,7 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
         return Verdict(
             False,
             f"你的答案是 {shown}，很接近了，但误差超出了允许范围（±{exercise.atol:g}）。"
-            "多半是中间结果取整太早（比如把 √5 写成 2.2）：中间步骤多保留几位小数，最后再四舍五入。",
+            "多半是取整太早（比如把 √5 写成 2.2）或保留的位数不够：中间步骤多保留几位小数，最后再按题目要求四舍五入。",
         )
     return Verdict(False, f"你的答案是 {shown}。\n  提示：{exercise.hint}")
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import runpy
 import warnings
 
+import nbformat
 import numpy as np
 import pytest
-from conftest import SOLUTIONS
+from conftest import NOTEBOOKS, SOLUTIONS
 
 import lnlib
 from lnlib.code_exercises import CODE_EXERCISES, judge_function
@@ -257,3 +258,43 @@ def test_every_named_mistake_is_recognised(name):
 )
 def test_numeric_exercises_of_01_to_07_know_their_typical_mistakes(name):
     assert EXERCISES[name].mistakes, f"{name}: add the typical wrong answers (lnlib.grading.Mistake)"
+
+
+# ---------------------------------------------------------------- predict, then reveal (issue 12)
+
+REVEALS = [
+    ("03-one-row-by-hand", "03.mean_apple", r"\frac{20}{4} = 5$$"),
+    ("03-one-row-by-hand", "03.centered_apple", "= [-3, -1, 1, 3]$$"),
+    ("03-one-row-by-hand", "03.variance_apple", r"\frac{9+1+1+9}{4}"),
+    ("03-one-row-by-hand", "03.std_apple", r"\sigma = \sqrt{5} \approx 2.236"),
+    ("03-one-row-by-hand", "03.xhat_apple", r"\approx [-1.342,\; -0.447"),
+    ("04-epsilon", "04.eps_denominator", r"\approx 0.0032"),
+    ("04-epsilon", "04.var_ratio", r"5/6 \approx 0.833"),
+    ("04-epsilon", "04.eps_inside_small", "−0.775"),
+    ("05-kept-and-lost", "05.norm_squared", "平方和总是 d = 4"),
+    ("06-gamma-and-beta", "06.y_first", "= -2.184$$"),
+    ("06-gamma-and-beta", "06.mean_y_apple", r"\approx -0.210"),
+    ("07-full-formula", "07.shape_mu", "μ 是一个 2 × 3 的表"),
+    ("07-full-formula", "07.count_multi", "答案是 2"),
+]
+
+
+def _cells(stem):
+    return nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4).cells
+
+
+@pytest.mark.parametrize(("stem", "name", "reveal"), REVEALS, ids=[r[1] for r in REVEALS])
+def test_the_learner_is_asked_before_the_number_is_shown(stem, name, reveal):
+    cells = _cells(stem)
+    asked = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'lnlib.check("{name}", answer)' in c.source]
+    shown = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and reveal in c.source]
+    assert asked and shown, (asked, shown)
+    assert asked[0] < shown[0], f"{name}: the number is shown in cell {shown[0]} before it is asked in cell {asked[0]}"
+
+
+@pytest.mark.parametrize("stem", ["03-one-row-by-hand", "04-epsilon", "06-gamma-and-beta"])
+def test_the_first_checked_cell_comes_early(stem):
+    cells = _cells(stem)
+    first = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "lnlib.check(" in c.source)
+    summary = next(i for i, c in enumerate(cells) if c.source.startswith("## 小结"))
+    assert first < summary / 4, (first, summary)
