@@ -158,7 +158,7 @@ CJK_LATIN = re.compile(r"[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]")
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_one_space_between_chinese_and_latin_in_prose(path):
-    """DESIGN §3: one spacing style everywhere (`第 1 维`, `μ = 5`), outside code, math and link targets."""
+    """One spacing style everywhere (`第 1 维`, `μ = 5`), outside code, math and link targets."""
     for cell in read(path).cells:
         if cell.cell_type != "markdown":
             continue
