@@ -271,3 +271,10 @@ def test_glossary_names_the_synonyms_and_the_momentum_conventions():
 def test_relative_links_point_at_notebooks_that_exist(stem):
     for target in re.findall(r"\]\((?!https?:)([^)#\s]+)", prose(stem)):
         assert (NOTEBOOKS / target).is_file() and target.endswith(".ipynb"), f"{stem}: link to {target}"
+
+
+def test_notebook_10_quotes_the_simulation_it_shows(study):
+    text = prose("10-attention-softmax")
+    raw, scaled = study.entropy_raw, study.entropy_scaled
+    assert f"从约 {raw[0]:.2f} 降到约 {raw[-1]:.2f}" in text and f"一直约为 {np.mean(scaled):.2f}" in text
+    assert f"超过 {np.floor(study.max_weight_raw[-1] * 100) / 100:.2f}" in text
