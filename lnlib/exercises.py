@@ -163,7 +163,7 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
 }
 
 _S3 = np.sqrt(5)  # σ of [2, 4, 6, 8] and of [1, 3, 5, 7]
-_LAYER = ("layernorm", "ln", "layer normalization", "layer norm", "层归一化", "层规范化", "层标准化", "层归一化layernorm")
+_LAYER = ("layernorm", "ln", "layer normalization", "layer norm", "层归一化", "层规范化", "层标准化")
 
 
 def _dx_row(x, dy, *, mu_term: bool = True, sigma_term: bool = True, scale: bool = True) -> np.ndarray:
