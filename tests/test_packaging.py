@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import html
 import io
 import json
 import re
@@ -357,3 +358,63 @@ def test_the_missing_glyph_warning_is_what_the_notebook_test_looks_for():
                 warnings.simplefilter("always")
                 fig.savefig(io.BytesIO(), format="png")
             assert (len([w for w in caught if "missing from font" in str(w.message)]) > 0) == bool(expect), text
+
+
+# ------------------------------------------------------------------ item 6: the printable course
+
+
+def _fake_site(site: Path) -> list[str]:
+    import build_site
+
+    stems = []
+    for lesson, _ in build_site.present_lessons():
+        stems.append(lesson.stem)
+        (site / build_site.page_name(lesson.stem)).write_text(
+            f"<html><head><title>{lesson.stem}</title><style>.x{{}}</style></head><body><main>"
+            f'<p>BODY-{lesson.stem}</p><p><a href="index.html">目录</a> <a href="04-epsilon.html#top">4</a></p>'
+            "</main></body></html>",
+            encoding="utf-8",
+        )
+    return stems
+
+
+def test_the_printed_course_has_a_contents_page_and_every_lesson_in_order(tmp_path):
+    import course
+    import pdf
+
+    stems = _fake_site(tmp_path)
+    doc = pdf.combined_html(tmp_path)
+    assert len(stems) == len(list(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))) > 10
+    positions = [doc.index(f"BODY-{stem}") for stem in stems]
+    assert positions == sorted(positions), "lessons out of course order"
+    assert doc.index('class="ln-contents"') < positions[0]
+    for lesson in course.LESSONS:
+        if lesson.stem in stems:
+            assert html.escape(lesson.title) in doc[: positions[0]], f"{lesson.stem} missing from the contents"
+    assert doc.count('class="ln-chapter"') == len(stems)
+    assert 'href="index.html"' not in doc and 'href="04-epsilon.html' not in doc, "links must stay inside the PDF"
+    assert 'href="#ln-ch-04-epsilon"' in doc and f'<base href="{tmp_path.resolve().as_uri()}/">' in doc
+
+
+def test_a_missing_site_page_is_named():
+    import pdf
+
+    with pytest.raises(SystemExit, match="make site"):
+        pdf.lessons(ROOT / "no-such-site")
+
+
+def test_pdf_pages_counts_page_objects_not_the_page_tree():
+    import pdf
+
+    fake = b"1 0 obj <</Type /Pages /Kids [2 0 R 3 0 R] /Count 2>> 2 0 obj <</Type /Page>> 3 0 obj <</Type/Page /X 1>>"
+    assert pdf.pdf_pages(fake) == 2
+
+
+def test_the_print_stylesheet_hides_navigation_chrome():
+    css = (ROOT / "tools" / "site" / "print.css").read_text()
+    assert css.count("@media print") == 1
+    body = css[css.index("@media print") :]
+    for selector in (".ln-nav", "details.ln-plan", 'a[href*="mybinder.org"]', ".jp-InputPrompt"):
+        assert selector in body, selector
+    assert "break-inside: avoid" in body and "@page" in body
+    assert "print.css" in (ROOT / "tools" / "build_site.py").read_text(), "the site must ship the print stylesheet"
