@@ -314,7 +314,7 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     fig.savefig(io.BytesIO(), format="png")
 print(json.dumps({"font": plots.use_cjk_font(), "foreign": foreign, "probe_warnings": len(caught),
-                  "sans": font_manager.findfont(font_manager.FontProperties(family="sans-serif"))}))
+                  "sans": font_manager.findfont(font_manager.FontProperties(family=["sans-serif"]))}))
 """
 
 
@@ -340,10 +340,10 @@ def test_a_notebook_draws_every_figure_with_no_system_cjk_font(path, tmp_path, m
     ]
     probe = json.loads(nb.cells[-1].outputs[-1]["text"])
     assert not stderr, f"warnings while drawing (cell, text): {stderr}"
-    assert probe["probe_warnings"] > 0, "the missing-glyph detector did not fire: this test could not fail"
     assert probe["foreign"] == [], f"system fonts leaked into matplotlib: {probe['foreign']}"
     assert probe["font"] == "LNlib Sans CJK SC"
     assert Path(probe["sans"]) == FONT
+    assert probe["probe_warnings"] > 0, "the missing-glyph detector did not fire: this test could not fail"
 
 
 def test_the_missing_glyph_warning_is_what_the_notebook_test_looks_for():

@@ -54,7 +54,7 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, text=True, **kw)
 
 
-def simulate(work: Path, python: str) -> int:
+def simulate(work: Path, python: str, requirements: Path = ROOT / "binder" / "requirements.txt") -> int:
     if work.exists():
         shutil.rmtree(work)
     venv = work / "venv"
@@ -62,7 +62,7 @@ def simulate(work: Path, python: str) -> int:
     py = str(venv / "bin" / "python")
     pip = [py, "-m", "pip", "install", "--quiet", "--no-cache-dir"]
     run([*pip, "--no-deps", "-r", str(BASE)], check=True)  # 1. the base environment, as conda lays it out
-    run([*pip, "-r", str(ROOT / "binder" / "requirements.txt")], check=True)  # 2. requirements.txt
+    run([*pip, "-r", str(requirements)], check=True)  # 2. requirements.txt
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(work), "MPLCONFIGDIR": str(work / "mpl")}
     run(["bash", str(ROOT / "binder" / "postBuild")], cwd=ROOT, env=env, check=True)  # 3. postBuild
     failures = 0
@@ -93,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "binder-sim")
     parser.add_argument("--python", default="python3.11", help="Binder's Python (binder/runtime.txt)")
     parser.add_argument(
+        "--requirements",
+        type=Path,
+        default=ROOT / "binder" / "requirements.txt",
+        help="another requirements file in place of binder/requirements.txt (e.g. an older one)",
+    )
+    parser.add_argument(
         "--base-from-lock",
         type=Path,
         metavar="LOCK",
@@ -104,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         BASE.write_text(header.rstrip("\n") + "\n\n" + "\n".join(base_from_lock(args.base_from_lock)) + "\n")
         print(f"wrote {BASE.relative_to(ROOT)}")
         return 0
-    return simulate(args.work, args.python)
+    return simulate(args.work, args.python, args.requirements)
 
 
 if __name__ == "__main__":
