@@ -318,9 +318,13 @@ print(json.dumps({"font": plots.use_cjk_font(), "foreign": foreign, "probe_warni
 """
 
 
-@pytest.mark.parametrize(
-    "path", [p for p in notebook_paths() if '"image/png"' in p.read_text(encoding="utf-8")], ids=lambda p: p.stem
-)
+# Two notebooks with many figures (bars, tables, heatmaps; the Transformer diagrams and depth curves): the strict nbval
+# run already draws every notebook's figures (a glyph missing from the subset warns there too); here the point is
+# that no system font is needed at all.
+NO_SYSTEM_FONT_NOTEBOOKS = [p for p in notebook_paths() if p.stem in ("03-one-row-by-hand", "09-add-and-norm")]
+
+
+@pytest.mark.parametrize("path", NO_SYSTEM_FONT_NOTEBOOKS, ids=lambda p: p.stem)
 def test_a_notebook_draws_every_figure_with_no_system_cjk_font(path, tmp_path, monkeypatch):
     """Run the notebook where matplotlib knows no system font; no cell may warn (missing glyph, findfont)."""
     _fonts_only_matplotlib_and_lnlib(tmp_path)
