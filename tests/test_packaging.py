@@ -9,6 +9,7 @@ import html
 import io
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -422,3 +423,27 @@ def test_the_print_stylesheet_hides_navigation_chrome():
         assert selector in body, selector
     assert "break-inside: avoid" in body and "@page" in body
     assert "print.css" in (ROOT / "tools" / "build_site.py").read_text(), "the site must ship the print stylesheet"
+
+
+# ------------------------------------------------------------------ item 7: make checks for Python >= 3.11
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_says_what_to_install_without_python_3_11(tmp_path):
+    old = tmp_path / "python3"
+    old.write_text("#!/bin/sh\nexec /bin/false\n")  # a python3 that is not >= 3.11
+    old.chmod(0o755)
+    for args in (["PYTHON_CANDIDATES=python2.7 no-such-python"], [f"PYTHON={old}"]):
+        run = subprocess.run(
+            ["make", "-s", "--no-print-directory", "python-check", *args], cwd=ROOT, capture_output=True, text=True
+        )
+        assert run.returncode != 0, args
+        for hint in ("Python 3.11 or newer", "apt-get install", "brew install python@3.11", "winget install"):
+            assert hint in run.stderr, (hint, run.stderr)
+    ok = subprocess.run(
+        ["make", "-s", "--no-print-directory", "python-check", f"PYTHON={sys.executable}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert ok.returncode == 0 and ok.stderr == "", ok.stderr
