@@ -64,8 +64,10 @@ def simulate(work: Path, python: str, requirements: Path = ROOT / "binder" / "re
     run([*pip, "--no-deps", "-r", str(BASE)], check=True)  # 1. the base environment, as conda lays it out
     run([*pip, "-r", str(requirements)], check=True)  # 2. requirements.txt
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(work), "MPLCONFIGDIR": str(work / "mpl")}
-    run(["bash", str(ROOT / "binder" / "postBuild")], cwd=ROOT, env=env, check=True)  # 3. postBuild
-    failures = 0
+    post = run(["bash", str(ROOT / "binder" / "postBuild")], cwd=ROOT, env=env)  # 3. postBuild
+    failures = int(post.returncode != 0)
+    if failures:
+        print(f"binder/postBuild failed (exit {post.returncode})")
     check = run([py, "-m", "pip", "check"], capture_output=True, env=env)
     print(check.stdout + check.stderr)
     failures += check.returncode != 0
