@@ -107,6 +107,7 @@ def build(site: Path = DEFAULT_SITE, out: Path = DEFAULT_OUT, *, chromium: Path 
 
     if not chromium.exists():
         raise SystemExit(f"needs Chromium at {chromium} (Debian/Ubuntu: apt-get install chromium)")
+    site, out = site.resolve(), out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     doc = out.with_suffix(".html")
     doc.write_text(combined_html(site), encoding="utf-8")
