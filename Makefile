@@ -1,27 +1,63 @@
 # Two commands for a fresh machine: `make lab` (open the course) and `make test` (run every test).
-# Both build .venv from binder/requirements.txt — the same pinned environment Binder builds.
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# `make lab` builds .venv from binder/requirements.txt — the same pinned environment Binder builds — and `make test`
+# adds the pinned test tools of requirements-dev.txt to it. Both install lnlib itself (editable) last.
 VENV := .venv
 BIN := $(VENV)/bin
+RUNTIME_STAMP := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-unit test-notebooks lint notebooks nav clean
+.PHONY: lab test test-unit test-notebooks lint notebooks nav clean pdf
 
-$(STAMP): binder/requirements.txt pyproject.toml
+# Python 3.11 or newer (Binder's is 3.11): the first such python3.X / python3 on PATH; override with PYTHON=...
+PYTHON_CANDIDATES := python3.11 python3.12 python3.13 python3.14 python3 python
+PYTHON ?= $(shell for p in $(PYTHON_CANDIDATES); do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { command -v "$$p"; break; }; \
+	done)
+define NEED_PYTHON
+The course needs Python 3.11 or newer, with its venv module.
+  Debian/Ubuntu:  sudo apt-get install python3 python3-venv      (Debian 12+ / Ubuntu 24.04+ ship 3.11 or newer)
+                  older releases: install python3.11 and python3.11-venv (e.g. from the deadsnakes PPA)
+  macOS:          brew install python@3.11    (or the installer from python.org)
+  Windows:        winget install Python.Python.3.11, then follow README.md, "没有 make 时" (no make needed)
+Then run make again, or point make at it: make lab PYTHON=/path/to/python3.11
+endef
+export NEED_PYTHON
+
+.PHONY: python-check
+python-check:
+	@if [ -z "$(PYTHON)" ] || ! "$(PYTHON)" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then \
+		echo "make: no Python 3.11 or newer found (tried: $(or $(PYTHON),$(PYTHON_CANDIDATES)))." >&2; \
+		echo "$$NEED_PYTHON" >&2; exit 1; \
+	fi
+	@if ! "$(PYTHON)" -c 'import ensurepip, venv' >/dev/null 2>&1; then \
+		echo "make: $(PYTHON) has no working venv module (Debian/Ubuntu: sudo apt-get install python3-venv," >&2; \
+		echo "or python3.X-venv for the python3.X you use)." >&2; exit 1; \
+	fi
+
+# The learner's environment (what `make lab` needs). lnlib is installed last and editable, so edits show at once.
+$(RUNTIME_STAMP): binder/requirements.txt pyproject.toml | python-check
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r binder/requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip check
 	# build matplotlib's font cache now, so no notebook prints "building the font cache" to stderr
 	$(BIN)/python -c "import lnlib.plots as p; p.use_cjk_font()"
-	touch $(STAMP)
+	touch $@
+
+# The learner's environment plus the test and maintainer tools (make test, CI, site, pdf).
+$(STAMP): $(RUNTIME_STAMP) requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	$(BIN)/python -m pip check
+	touch $@
 
 # Containers and cloud workspaces run as root: JupyterLab then needs --allow-root. On Linux without a display there is
 # no browser to open, so JupyterLab only prints the URL with its token (open it in the browser of your own machine).
 LAB_FLAGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) \
 	$(if $(filter Linux,$(shell uname -s 2>/dev/null)),$(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser))
 
-lab: $(STAMP)
+lab: $(RUNTIME_STAMP)
 	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/notebooks/00-index.ipynb
 
 test: lint test-unit test-notebooks test-browser
@@ -75,6 +111,11 @@ site: $(STAMP)
 
 student: $(STAMP)
 	$(BIN)/python tools/make_student.py --out build/student
+
+# The whole course as one PDF (build/course.pdf): the static site's pages printed in course order by headless
+# Chromium (/usr/bin/chromium, driven by Playwright) with tools/site/print.css, after a contents page. Offline.
+pdf: site
+	$(BIN)/python tools/pdf.py --site build/site --out build/course.pdf
 
 clean:
 	rm -rf $(VENV) build

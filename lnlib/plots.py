@@ -13,9 +13,11 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .data import TOKENS
+from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own font with matplotlib
 from .stages import LayerNormSteps, mean, std
 
 CJK_FONTS = (
+    BUNDLED_CJK_FONT,
     "Noto Sans CJK SC",
     "Source Han Sans SC",
     "PingFang SC",

@@ -64,6 +64,7 @@ MathJax.Hub.Config({
 {%- endblock html_head_js_mathjax -%}
 {%- block extra_css -%}
 <link rel="stylesheet" href="{{ resources.site.static }}site.css">
+<link rel="stylesheet" href="{{ resources.site.static }}print.css">
 {%- endblock extra_css -%}
 {%- block body_header -%}
 {{ super() }}
@@ -203,6 +204,7 @@ def build(out: Path = DEFAULT_OUT, *, notebooks: Path = NOTEBOOKS, repository: s
     static_dir.mkdir(parents=True)
     shutil.copytree(mathjax_dir(), static_dir / "mathjax")
     (static_dir / "site.css").write_text(SITE_CSS, encoding="utf-8")
+    shutil.copy(Path(__file__).with_name("site") / "print.css", static_dir / "print.css")  # @media print rules
     (static_dir / "binder-badge.svg").write_text(BINDER_BADGE, encoding="utf-8")
 
     exporter = _exporter()

@@ -1,0 +1,178 @@
+"""Print the whole course as one PDF: a contents page, then every lesson of the static site in course order.
+
+    python tools/build_site.py --out build/site && python tools/pdf.py      # -> build/course.pdf  (or: make pdf)
+    python tools/pdf.py --site DIR --out FILE
+
+Offline: headless Chromium (Debian's /usr/bin/chromium, driven by Playwright) opens one page that holds every lesson
+of the built site (`make site`) and prints it with the site's print stylesheet (tools/site/print.css): no navigation
+bars, Binder links or prompts; figures, tables and code are not cut across pages; maths is typeset by the site's own
+MathJax before printing. The contents page lists each lesson with the page it starts on (measured by printing each
+lesson alone first) and links to it; the PDF also has an outline (bookmarks) of the headings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import build_site  # noqa: E402
+import course  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SITE = ROOT / "build" / "site"
+DEFAULT_OUT = ROOT / "build" / "course.pdf"
+CHROMIUM = Path("/usr/bin/chromium")
+PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+FOOTER = (
+    '<div style="font-size:8px;width:100%;text-align:center;color:#6b7280;font-family:sans-serif">'
+    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+)
+CONTENTS_CSS = """
+.ln-contents { font-family: var(--jp-ui-font-family); padding-top: 30mm; }
+.ln-contents h1 { font-size: 26pt; margin-bottom: 4pt; }
+.ln-contents .ln-sub { color: #4b5563; font-size: 12pt; margin-bottom: 18mm; }
+.ln-contents ol { list-style: none; padding: 0; font-size: 12pt; }
+.ln-contents li { display: flex; gap: 6pt; margin: 5pt 0; }
+.ln-contents li .ln-fill { flex: 1; border-bottom: 1px dotted #9ca3af; margin-bottom: 4pt; }
+.ln-contents a { color: inherit; text-decoration: none; }
+@media screen { .ln-chapter { border-top: 4px solid #e5e7eb; margin-top: 24px; } }
+"""
+
+
+def pdf_pages(data: bytes) -> int:
+    """The number of pages of a PDF Chromium wrote (its page objects)."""
+    return len(PAGE.findall(data))
+
+
+def lessons(site: Path) -> list[tuple[course.Lesson, Path]]:
+    """The site's pages in course order (the same order and names build_site writes)."""
+    found = [(lesson, site / build_site.page_name(lesson.stem)) for lesson, _ in build_site.present_lessons()]
+    missing = [str(page) for _, page in found if not page.is_file()]
+    if missing:
+        raise SystemExit(f"the site is missing pages ({', '.join(missing)}): run `make site` first")
+    return found
+
+
+def _main_of(page: Path) -> str:
+    text = page.read_text(encoding="utf-8")
+    start, end = text.index("<main>") + len("<main>"), text.rindex("</main>")
+    return text[start:end]
+
+
+def combined_html(site: Path) -> str:
+    """One HTML document: the first page's <head> (styles, MathJax), a contents page, every lesson's <main>."""
+    found = lessons(site)
+    first = found[0][1].read_text(encoding="utf-8")
+    head = first[first.index("<head>") + len("<head>") : first.index("</head>")]
+    head = re.sub(r"<title>.*?</title>", f"<title>{html.escape(course.SERIES_TITLE)}</title>", head, flags=re.S)
+    anchors = {build_site.page_name(lesson.stem): f"ln-ch-{lesson.stem}" for lesson, _ in found}
+    items, chapters = [], []
+    for lesson, page in found:
+        anchor = anchors[page.name]
+        label = f"第 {lesson.number} 篇　{html.escape(lesson.title)}" if lesson.number else html.escape(lesson.title)
+        items.append(
+            f'<li><a href="#{anchor}">{label}</a><span class="ln-fill"></span>'
+            f'<span class="ln-page" data-for="{anchor}"></span></li>'
+        )
+        body = _main_of(page)
+        # links between lessons point into this document; ids stay unique per lesson
+        body = re.sub(
+            r'href="([0-9]{2}-[A-Za-z0-9_-]+\.html|index\.html)(#[^"]*)?"',
+            lambda m: f'href="#{anchors.get(m.group(1), "")}"',
+            body,
+        )
+        chapters.append(f'<section class="ln-chapter" id="{anchor}">{body}</section>')
+    contents = (
+        '<section class="ln-contents"><h1>' + html.escape(course.SERIES_TITLE) + "</h1>"
+        '<p class="ln-sub">一步一步算懂层归一化 · 全部课程（打印版）</p><h2>目录</h2><ol>'
+        + "".join(items)
+        + "</ol></section>"
+    )
+    base = site.resolve().as_uri() + "/"
+    return (
+        f'<!DOCTYPE html>\n<html lang="zh"><head><base href="{base}">{head}<style>{CONTENTS_CSS}</style></head>'
+        f'<body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light">'
+        f"<main>{contents}{''.join(chapters)}</main></body></html>"
+    )
+
+
+def build(site: Path = DEFAULT_SITE, out: Path = DEFAULT_OUT, *, chromium: Path = CHROMIUM, quiet: bool = False) -> int:
+    """Write the PDF; return its number of pages."""
+    from playwright.sync_api import sync_playwright
+
+    if not chromium.exists():
+        raise SystemExit(f"needs Chromium at {chromium} (Debian/Ubuntu: apt-get install chromium)")
+    site, out = site.resolve(), out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    doc = out.with_suffix(".html")
+    doc.write_text(combined_html(site), encoding="utf-8")
+    options = {"format": "A4", "print_background": True, "prefer_css_page_size": True}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.route(re.compile(r"^(?!file:|data:|about:).*"), lambda route: route.abort())  # offline, guaranteed
+        page.goto(doc.as_uri(), wait_until="load")
+        page.wait_for_function("() => window.MathJax && MathJax.Hub", timeout=60_000)
+        page.evaluate("() => new Promise(done => MathJax.Hub.Register.StartupHook('End', done))")
+        page.evaluate("() => new Promise(done => MathJax.Hub.Queue(done))")
+        page.emulate_media(media="print")
+        # pass 1: how many pages the contents and each lesson take, printed alone (each starts on a new page)
+        sections = page.eval_on_selector_all(".ln-contents, .ln-chapter", "els => els.map(e => e.id || 'contents')")
+        counts = {}
+        for name in sections:
+            page.evaluate(
+                """name => document.querySelectorAll('.ln-contents, .ln-chapter').forEach(e =>
+                e.style.display = ((e.id || 'contents') === name) ? '' : 'none')""",
+                name,
+            )
+            counts[name] = pdf_pages(page.pdf(**options))
+        page.evaluate("() => document.querySelectorAll('.ln-contents, .ln-chapter').forEach(e => e.style.display = '')")
+        start, first_pages = 1, {}
+        for name in sections:
+            first_pages[name] = start
+            start += counts[name]
+        page.evaluate(
+            """starts => document.querySelectorAll('.ln-page').forEach(e =>
+            e.textContent = starts[e.dataset.for])""",
+            first_pages,
+        )
+        # pass 2: the whole course, with page numbers in the footer and an outline
+        data = page.pdf(
+            **options,
+            display_header_footer=True,
+            header_template="<span></span>",
+            footer_template=FOOTER,
+            outline=True,
+            tagged=True,
+        )
+        browser.close()
+    out.write_bytes(data)
+    doc.unlink()
+    total = pdf_pages(data)
+    if total != start - 1:
+        print(f"warning: the contents page numbers assume {start - 1} pages, the PDF has {total}", file=sys.stderr)
+    if not quiet:
+        for name in sections:
+            print(f"  p. {first_pages[name]:>3}  {name.removeprefix('ln-ch-')} ({counts[name]} pages)")
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--site", type=Path, default=DEFAULT_SITE, help="the built site (make site)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    pages = build(args.site, args.out)
+    size = args.out.stat().st_size / 2**20
+    print(f"{args.out}: {pages} pages, {size:.1f} MiB in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
