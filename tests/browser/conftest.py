@@ -17,14 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from tools.course import BUILD, NOTEBOOKS, notebook_paths
+
 from . import page_js as js
 from .lab_harness import CHROMIUM, CHROMIUM_ARGS, LabServer
 
-HERE = Path(__file__).resolve().parent
-
-ROOT = HERE.parent.parent
-NOTEBOOKS = ROOT / "notebooks"
-ARTIFACTS = ROOT / "build" / "browser"
+ARTIFACTS = BUILD / "browser"
 EXPLORER_CALL = re.compile(r"\b([A-Z]\w*Explorer)\s*\(")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -39,7 +37,7 @@ STEP_TIMEOUT_MS = 30_000
 # --- discovery (collection time, no browser needed) -------------------------------------------------------------
 
 def notebook_stems() -> list[str]:
-    return [p.stem for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))]
+    return [p.stem for p in notebook_paths()]
 
 
 def explorers_in(stem: str) -> list[tuple[str, int]]:
