@@ -1,7 +1,7 @@
 """lnlib — the helper package of the course "LayerNorm 手算".
 
 lnlib computes every stage of LayerNorm; `lnlib.tables` and `lnlib.plots` render them;
-`lnlib.widgets` wires controls to the same functions; the notebooks narrate. See DESIGN.md §2.
+`lnlib.widgets` wires controls to the same functions; the notebooks narrate. See docs/architecture.md.
 """
 
 from .data import TOKEN_MATRIX, TOKENS

@@ -1,5 +1,5 @@
-"""The input contract (DESIGN.md §2), as one table: every row is a bad call, the exception it must raise and a
-piece of the message that names the argument. The exception must come from lnlib's own checks — the last frame
+"""The input contract (docs/architecture.md), as one table: every row is a bad call, the exception it must raise
+and a piece of the message that names the argument. The exception must come from lnlib's own checks — the last frame
 of the traceback is a file inside lnlib/ — never from deep inside numpy, and it is raised before any work.
 """
 
