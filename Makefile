@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-unit test-notebooks lint notebooks nav clean
+.PHONY: lab test test-unit test-notebooks lint format notebooks nav clean
 
 $(STAMP): binder/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,14 +24,29 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) \
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/notebooks/00-index.ipynb
 
-test: lint test-unit test-notebooks test-browser
+# `make test`: lint first (seconds), then the three independent suites side by side (make -j3): the unit tests,
+# strict nbval (two passes, see below) and the real-browser tests. Most of their time is kernels starting and
+# notebooks running, in separate processes, so on 2 cores they overlap well. Each suite prints its report when it
+# ends (--output-sync); `make test` fails if any of them fails.
+test: lint
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-notebooks test-browser
 
+# Code and notebooks (.ipynb, linted and formatted like .py files), one formatter (ruff format), and the
+# generated navigation cells. `make format` applies the formatter and ruff's safe fixes.
+LINT_PATHS := lnlib tests tools benchmarks notebooks
 lint: $(STAMP)
-	$(BIN)/ruff check lnlib tests tools benchmarks
-	$(BIN)/python tools/nav.py --check
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/python -m tools.nav --check
 
+format: $(STAMP)
+	$(BIN)/ruff format $(LINT_PATHS)
+	$(BIN)/ruff check --fix $(LINT_PATHS)
+
+# The notebooks are executed once here (tests/helpers.executed, two kernels side by side) and shared by the
+# determinism and student-copy tests.
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest -q tests -m "not browser"
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests -m "not browser"
 
 # Offline where the machine allows it: `unshare -rn` (Linux user namespaces) gives a private network namespace with
 # only loopback up (the kernels talk to nbval over 127.0.0.1), so any hidden network use in a notebook fails.
@@ -63,18 +78,22 @@ test-notebooks: $(STAMP)
 test-browser: $(STAMP)
 	$(BIN)/python -m pytest -q -rs -m browser tests/browser
 
+# The generated header, footer and course map of every notebook (from tools/course.toml).
+nav: $(STAMP)
+	$(BIN)/python -m tools.nav
+
 # Maintainers: re-run every notebook from a clean kernel and save its outputs ("Restart & Run All").
 notebooks: $(STAMP)
-	$(BIN)/python tools/nav.py
-	$(BIN)/python tools/run_notebooks.py
+	$(BIN)/python -m tools.nav
+	$(BIN)/python -m tools.run_notebooks
 
 # Course delivery (docs/teacher-guide.md): the static site and the student copies, built offline from the notebooks.
 .PHONY: site student
 site: $(STAMP)
-	$(BIN)/python tools/build_site.py --out build/site
+	$(BIN)/python -m tools.build_site --out build/site
 
 student: $(STAMP)
-	$(BIN)/python tools/make_student.py --out build/student
+	$(BIN)/python -m tools.make_student --out build/student
 
 clean:
 	rm -rf $(VENV) build

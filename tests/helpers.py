@@ -57,8 +57,7 @@ def numerical_jacobian(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
     """J[i, j] = ∂f(x)_i / ∂x_j by central differences (lnlib.grad.numerical_gradient, one output at a time)."""
     x = np.asarray(x, dtype=np.float64)
     n_out = np.asarray(f(x)).size
-    return np.stack([numerical_gradient(lambda v, i=i: float(np.ravel(f(v))[i]), x, h=h).ravel()
-                     for i in range(n_out)])
+    return np.stack([numerical_gradient(lambda v, i=i: float(np.ravel(f(v))[i]), x, h=h).ravel() for i in range(n_out)])
 
 
 # --- warnings -------------------------------------------------------------------------------------------------------

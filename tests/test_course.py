@@ -163,8 +163,11 @@ def test_set_repository_rewrites_only_the_data_file(tmp_path):
     course.set_repository("someone/ln-course", plan_file)
     plan = course.load_plan(plan_file)
     assert plan.repository == "someone/ln-course" and plan.lessons == course.LESSONS
-    changed = [(a, b) for a, b in zip(original.splitlines(), plan_file.read_text(encoding="utf-8").splitlines(),
-                                      strict=True) if a != b]
+    changed = [
+        (a, b)
+        for a, b in zip(original.splitlines(), plan_file.read_text(encoding="utf-8").splitlines(), strict=True)
+        if a != b
+    ]
     assert changed == [(f'repository = "{course.REPOSITORY}"', 'repository = "someone/ln-course"')]
     for bad in ("someone", "a/b/c", 'x/y"\ninjected = 1'):
         with pytest.raises(ValueError, match="repository"):
@@ -237,12 +240,12 @@ def test_a_planned_lesson_not_written_yet_is_shown_as_coming_soon(tmp_path):
 def test_tools_run_as_modules():
     """`python -m tools.X` from the repository root, as the Makefile and the docs say."""
     python = sys.executable
-    out = subprocess.run([python, "-m", "tools.nav", "--check"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run([python, "-m", "tools.nav", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     for tool in ("build_site", "make_student", "hub_link", "run_notebooks"):
-        out = subprocess.run([python, "-m", f"tools.{tool}", "--help"], cwd=ROOT, capture_output=True, text=True,
-                             timeout=120)
+        out = subprocess.run(
+            [python, "-m", f"tools.{tool}", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
         assert out.returncode == 0 and "usage" in out.stdout, (tool, out.stderr)
     assert run_notebooks.main.__module__ == "tools.run_notebooks"
 

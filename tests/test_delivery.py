@@ -29,19 +29,28 @@ def read(path):
 
 
 def image_outputs(nb) -> int:
-    return sum(1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-               if WIDGET_MIME not in o.get("data", {}) and ("image/png" in o.get("data", {})
-                                                             or "image/jpeg" in o.get("data", {})))
+    return sum(
+        1
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if WIDGET_MIME not in o.get("data", {})
+        and ("image/png" in o.get("data", {}) or "image/jpeg" in o.get("data", {}))
+    )
 
 
 def math_notebooks() -> list[Path]:
-    return [p for p in PATHS if any(re.search(r"\$[^$\n]+\$", c.source) for c in read(p).cells
-                                    if c.cell_type == "markdown")]
+    return [
+        p for p in PATHS if any(re.search(r"\$[^$\n]+\$", c.source) for c in read(p).cells if c.cell_type == "markdown")
+    ]
 
 
 def widget_cells(nb) -> int:
-    return sum(1 for c in nb.cells if c.cell_type == "code"
-               and any(WIDGET_MIME in o.get("data", {}) for o in c.get("outputs", [])))
+    return sum(
+        1
+        for c in nb.cells
+        if c.cell_type == "code" and any(WIDGET_MIME in o.get("data", {}) for o in c.get("outputs", []))
+    )
 
 
 class Page(HTMLParser):
@@ -115,8 +124,13 @@ def test_page_shows_the_stored_images_and_tables(site, path):
     for data in images:
         head = base64.b64decode(data[:24])
         assert head.startswith(b"\x89PNG") or head.startswith(b"\xff\xd8"), "image data decodes"
-    tables = sum(o["data"]["text/html"].count("<table") for c in nb.cells if c.cell_type == "code"
-                 for o in c.get("outputs", []) if "text/html" in o.get("data", {}))
+    tables = sum(
+        o["data"]["text/html"].count("<table")
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if "text/html" in o.get("data", {})
+    )
     assert text.count("<table") >= tables + ("<!-- nav:map" in "".join(c.source for c in nb.cells))
 
 
@@ -190,13 +204,22 @@ def test_site_build_picks_up_new_notebooks_with_plots_and_widgets(tmp_path):
     nbformat.write(read(NOTEBOOKS / "00-index.ipynb"), notebooks / "00-index.ipynb")
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# 新的一篇\n\n$$\\mu = 5$$"),
-                nbformat.v4.new_code_cell("plot()", outputs=[nbformat.v4.new_output(
-                    "display_data", data={"image/png": png, "text/plain": "<Figure>"})]),
-                nbformat.v4.new_code_cell("widgets.X()", outputs=[nbformat.v4.new_output(
-                    "execute_result", data={WIDGET_MIME: {"model_id": "abc"}, "text/plain": "X()"},
-                    execution_count=1)]),
-                nbformat.v4.new_markdown_cell("[目录](00-index.ipynb)")]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 新的一篇\n\n$$\\mu = 5$$"),
+        nbformat.v4.new_code_cell(
+            "plot()",
+            outputs=[nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})],
+        ),
+        nbformat.v4.new_code_cell(
+            "widgets.X()",
+            outputs=[
+                nbformat.v4.new_output(
+                    "execute_result", data={WIDGET_MIME: {"model_id": "abc"}, "text/plain": "X()"}, execution_count=1
+                )
+            ],
+        ),
+        nbformat.v4.new_markdown_cell("[目录](00-index.ipynb)"),
+    ]
     nbformat.write(nb, notebooks / "99-later.ipynb")
     plan = dataclasses.replace(course.PLAN, lessons=(*course.LESSONS, course.Lesson("99-later", "新的一篇", "新")))
     pages = build_site.build(tmp_path / "site", notebooks=notebooks, plan=plan, quiet=True)
@@ -224,8 +247,10 @@ def test_site_in_chromium_fetches_nothing_and_typesets_math(site):
             for html in sorted(site.glob("*.html")):
                 requests.clear()
                 page.goto(html.as_uri())
-                page.wait_for_function("window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0"
-                                       " && !MathJax.Hub.queue.running", timeout=30_000)
+                page.wait_for_function(
+                    "window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0 && !MathJax.Hub.queue.running",
+                    timeout=30_000,
+                )
                 remote = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
                 assert not remote, f"{html.name} fetched {remote}"
                 raw = page.evaluate("document.body.innerText")
@@ -306,11 +331,15 @@ def test_studentize_removes_filled_answers_and_solution_cells():
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_markdown_cell("参考答案在 `notebooks/solutions/` 文件夹里。先自己算，再去对照。"),
-        nbformat.v4.new_code_cell(f'answer = {float(answers["03.mean_wo"])}\nlnlib.check("03.mean_wo", answer)',
-                                  outputs=[nbformat.v4.new_output("stream", text="✓ 正确！（03.mean_wo）\n")],
-                                  execution_count=3),
-        nbformat.v4.new_code_cell("import lnlib\nchi = lnlib.TOKEN_MATRIX[1]\nanswer = ((chi - chi.mean()) ** 2).mean()"
-                                  "  # 500\nlnlib.check( \"03.variance_chi\" , answer )"),
+        nbformat.v4.new_code_cell(
+            f'answer = {float(answers["03.mean_wo"])}\nlnlib.check("03.mean_wo", answer)',
+            outputs=[nbformat.v4.new_output("stream", text="✓ 正确！（03.mean_wo）\n")],
+            execution_count=3,
+        ),
+        nbformat.v4.new_code_cell(
+            "import lnlib\nchi = lnlib.TOKEN_MATRIX[1]\nanswer = ((chi - chi.mean()) ** 2).mean()"
+            '  # 500\nlnlib.check( "03.variance_chi" , answer )'
+        ),
         nbformat.v4.new_code_cell("wo - wo.mean()", metadata={"tags": ["solution"]}),
         nbformat.v4.new_markdown_cell("**练习 3**\n\n<details><summary>参考答案</summary>\n\nμ = 5\n</details>\n"),
         nbformat.v4.new_markdown_cell("<details>\n<summary>查看解答</summary>[1.342, 0.447]</details>"),
@@ -331,20 +360,32 @@ def test_studentize_removes_filled_answers_and_solution_cells():
 
 def test_hub_link_has_the_nbgitpuller_form():
     link = hub_link.nbgitpuller_link("hub.example.edu", "owner/ln-course")
-    assert link == ("https://hub.example.edu/hub/user-redirect/git-pull?repo=https://github.com/owner/ln-course"
-                    "&branch=main&urlpath=lab/tree/ln-course/notebooks/00-index.ipynb")
+    assert link == (
+        "https://hub.example.edu/hub/user-redirect/git-pull?repo=https://github.com/owner/ln-course"
+        "&branch=main&urlpath=lab/tree/ln-course/notebooks/00-index.ipynb"
+    )
     query = parse_qs(urlsplit(link).query)
-    assert query == {"repo": ["https://github.com/owner/ln-course"], "branch": ["main"],
-                     "urlpath": ["lab/tree/ln-course/notebooks/00-index.ipynb"]}
+    assert query == {
+        "repo": ["https://github.com/owner/ln-course"],
+        "branch": ["main"],
+        "urlpath": ["lab/tree/ln-course/notebooks/00-index.ipynb"],
+    }
 
 
 def test_hub_link_normalizes_hubs_repositories_and_encodes_values():
-    link = hub_link.nbgitpuller_link("https://jupyter.uni.edu/hub/", "https://gitlab.com/team/course.git",
-                                     branch="spring 2025&x", notebook="notebooks/03-one-row-by-hand.ipynb")
+    link = hub_link.nbgitpuller_link(
+        "https://jupyter.uni.edu/hub/",
+        "https://gitlab.com/team/course.git",
+        branch="spring 2025&x",
+        notebook="notebooks/03-one-row-by-hand.ipynb",
+    )
     parts = urlsplit(link)
     assert (parts.scheme, parts.netloc, parts.path) == ("https", "jupyter.uni.edu", "/hub/user-redirect/git-pull")
-    assert parse_qs(parts.query) == {"repo": ["https://gitlab.com/team/course.git"], "branch": ["spring 2025&x"],
-                                     "urlpath": ["lab/tree/course/notebooks/03-one-row-by-hand.ipynb"]}
+    assert parse_qs(parts.query) == {
+        "repo": ["https://gitlab.com/team/course.git"],
+        "branch": ["spring 2025&x"],
+        "urlpath": ["lab/tree/course/notebooks/03-one-row-by-hand.ipynb"],
+    }
     assert hub_link.nbgitpuller_link("http://h.edu/prefix", "a/b").startswith("http://h.edu/prefix/hub/")
     with pytest.raises(ValueError, match="OWNER/REPO"):
         hub_link.nbgitpuller_link("h.edu", "OWNER/REPO")
@@ -368,8 +409,23 @@ def test_licences_and_citation():
     assert cff["cff-version"] == "1.2.0"
     for key in ("message", "title", "authors", "type", "license"):
         assert cff[key], key
-    known = {"cff-version", "message", "type", "title", "abstract", "authors", "version", "date-released",
-             "license", "repository-code", "url", "keywords", "doi", "identifiers", "preferred-citation"}
+    known = {
+        "cff-version",
+        "message",
+        "type",
+        "title",
+        "abstract",
+        "authors",
+        "version",
+        "date-released",
+        "license",
+        "repository-code",
+        "url",
+        "keywords",
+        "doi",
+        "identifiers",
+        "preferred-citation",
+    }
     assert set(cff) <= known, f"not CFF 1.2.0 keys: {set(cff) - known}"
     # CFF reads a list of licences as "either one" (OR), so the file names the code's licence; the text's
     # CC BY 4.0 is stated in the abstract and in LICENSE-content.md.
@@ -377,7 +433,8 @@ def test_licences_and_citation():
     assert all(("name" in a) or ("family-names" in a) for a in cff["authors"])
     assert isinstance(cff["date-released"], str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", cff["date-released"])
     assert cff["repository-code"] == f"https://github.com/{course.REPOSITORY}", (
-        "CITATION.cff repository-code must match repository in tools/course.toml")
+        "CITATION.cff repository-code must match repository in tools/course.toml"
+    )
 
 
 GUIDE_ITEMS = ("学习目标", "时间", "板书", "讨论", "常见误区")
@@ -391,6 +448,15 @@ def test_teacher_guide_covers_every_lesson_and_every_way_to_run_it():
         assert found, f"teacher guide: no section '### 第 {lesson.number} 篇'"
         for item in GUIDE_ITEMS:
             assert f"**{item}" in found[0], f"第 {lesson.number} 篇: missing **{item}**"
-    for must in ("Binder", "nbgitpuller", "hub_link", "user-redirect/git-pull", "make site", "make student",
-                 "离线", "LICENSE", "CC BY 4.0"):
+    for must in (
+        "Binder",
+        "nbgitpuller",
+        "hub_link",
+        "user-redirect/git-pull",
+        "make site",
+        "make student",
+        "离线",
+        "LICENSE",
+        "CC BY 4.0",
+    ):
         assert must in guide, must

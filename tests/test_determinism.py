@@ -58,8 +58,10 @@ def assert_same_text(stored, fresh, name: str) -> None:
     assert [i for i, _ in a] == [i for i, _ in b]
     for (i, ta), (_, tb) in zip(a, b, strict=True):
         assert not any(kind == "error" for kind, _ in tb), f"{name}, cell {i} raised: {tb}"
-        assert ta == tb, (f"{name}, cell {i}: a fresh run differs from the stored outputs (hidden randomness, or "
-                          f"outputs not re-run: python -m tools.run_notebooks)\n{ta!r:.600}\n{tb!r:.600}")
+        assert ta == tb, (
+            f"{name}, cell {i}: a fresh run differs from the stored outputs (hidden randomness, or "
+            f"outputs not re-run: python -m tools.run_notebooks)\n{ta!r:.600}\n{tb!r:.600}"
+        )
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
@@ -73,8 +75,10 @@ def test_the_comparison_can_fail():
     """The helper sees a difference in any of the compared kinds of output."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("x")]
-    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="0.1\n"),
-                           nbformat.v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=1)]
+    nb.cells[0].outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="0.1\n"),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=1),
+    ]
     for change in (lambda o: setattr(o[0], "text", "0.2\n"), lambda o: o[1].data.update({"text/plain": "2"})):
         other = copy.deepcopy(nb)
         change(other.cells[0].outputs)

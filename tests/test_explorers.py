@@ -52,7 +52,7 @@ def test_bad_text_shows_chinese_message_and_keeps_last_table():
 
 def test_moving_epsilon_shrinks_xhat():
     e = widgets.VectorExplorer("2, 4, 6, 8")
-    e.eps.value = 5.0 ** 0  # ε = 1: x̂ = ±3/√6, ±1/√6
+    e.eps.value = 5.0**0  # ε = 1: x̂ = ±3/√6, ±1/√6
     got = numbers(e.table.value)
     assert round(3 / np.sqrt(6), 3) in got and round(np.sqrt(6), 3) in got
     assert 1.342 not in got

@@ -53,15 +53,16 @@ def _nav_bar(i: int, lessons: list[course.Lesson], repository: str, static: str,
         return ""
 
     binder = nav.binder_url(lessons[i].stem, repository)
-    return "\n".join([
-        '<nav class="ln-nav">',
-        f'<span class="ln-series"><a href="index.html">{html.escape(title)}</a>'
-        f' · 第 {lessons[i].number} 篇</span>',
-        *filter(None, [link(i - 1, "← {}"), '<a href="index.html">目录</a>', link(i + 1, "{} →")]),
-        f'<a class="ln-binder" href="{html.escape(binder)}" title="在 Binder 上启动可运行的 JupyterLab">'
-        f'<img src="{static}binder-badge.svg" alt="在 Binder 中打开" width="109" height="20"> 在 Binder 中运行</a>',
-        "</nav>",
-    ])
+    return "\n".join(
+        [
+            '<nav class="ln-nav">',
+            f'<span class="ln-series"><a href="index.html">{html.escape(title)}</a> · 第 {lessons[i].number} 篇</span>',
+            *filter(None, [link(i - 1, "← {}"), '<a href="index.html">目录</a>', link(i + 1, "{} →")]),
+            f'<a class="ln-binder" href="{html.escape(binder)}" title="在 Binder 上启动可运行的 JupyterLab">'
+            f'<img src="{static}binder-badge.svg" alt="在 Binder 中打开" width="109" height="20"> 在 Binder 中运行</a>',
+            "</nav>",
+        ]
+    )
 
 
 def _plan(current: str, present: set[str], plan: course.Plan) -> str:
@@ -78,11 +79,18 @@ def _plan(current: str, present: set[str], plan: course.Plan) -> str:
 
 
 def _widget_note(binder: str) -> nbformat.NotebookNode:
-    text = ("这里是一个交互小工具（滑块、输入框）。它需要一个正在运行的 Python 内核，静态网页无法运行；"
-            "上面的单元格给出了默认值的结果。想亲手操作，请"
-            f'<a href="{html.escape(binder)}">在 Binder 中打开这一篇</a>，或在本地运行 <code>make lab</code>。')
-    return nbformat.v4.new_output("display_data", data={"text/html": f'<div class="ln-widget-note">{text}</div>',
-                                                        "text/plain": "（交互小工具：需要运行中的内核）"})
+    text = (
+        "这里是一个交互小工具（滑块、输入框）。它需要一个正在运行的 Python 内核，静态网页无法运行；"
+        "上面的单元格给出了默认值的结果。想亲手操作，请"
+        f'<a href="{html.escape(binder)}">在 Binder 中打开这一篇</a>，或在本地运行 <code>make lab</code>。'
+    )
+    return nbformat.v4.new_output(
+        "display_data",
+        data={
+            "text/html": f'<div class="ln-widget-note">{text}</div>',
+            "text/plain": "（交互小工具：需要运行中的内核）",
+        },
+    )
 
 
 def prepare(nb: nbformat.NotebookNode, binder: str) -> int:
@@ -114,13 +122,23 @@ def mathjax_dir() -> Path:
 
 
 def _exporter() -> HTMLExporter:
-    return HTMLExporter(template_name="lab", template_file=TEMPLATE_NAME,
-                        extra_loaders=[jinja2.FileSystemLoader(TEMPLATES)],
-                        language_code="zh", embed_images=True)
+    return HTMLExporter(
+        template_name="lab",
+        template_file=TEMPLATE_NAME,
+        extra_loaders=[jinja2.FileSystemLoader(TEMPLATES)],
+        language_code="zh",
+        embed_images=True,
+    )
 
 
-def build(out: Path = DEFAULT_OUT, *, notebooks: Path = course.NOTEBOOKS, plan: course.Plan | None = None,
-          repository: str | None = None, quiet: bool = False) -> list[Path]:
+def build(
+    out: Path = DEFAULT_OUT,
+    *,
+    notebooks: Path = course.NOTEBOOKS,
+    plan: course.Plan | None = None,
+    repository: str | None = None,
+    quiet: bool = False,
+) -> list[Path]:
     """Write the site into `out` (emptied first); return the pages in course order.
 
     Raises course.UnplannedNotebookError (before writing anything) for a notebook the plan does not list.
@@ -175,8 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:  # a notebook missing from the plan
         parser.error(str(exc))
     size = sum(p.stat().st_size for p in args.out.rglob("*") if p.is_file())
-    print(f"{len(pages)} pages in {args.out} ({size / 2**20:.1f} MiB with MathJax) "
-          f"in {time.perf_counter() - start:.1f} s; open {args.out / 'index.html'}")
+    print(
+        f"{len(pages)} pages in {args.out} ({size / 2**20:.1f} MiB with MathJax) "
+        f"in {time.perf_counter() - start:.1f} s; open {args.out / 'index.html'}"
+    )
     return 0
 
 

@@ -65,8 +65,10 @@ class UnplannedNotebookError(ValueError):
 
     def __init__(self, stems: list[str]):
         self.stems = stems
-        super().__init__(f"notebooks not in the course plan tools/course.toml: {', '.join(stems)} "
-                         "(add a [[lesson]] entry for each, in course order)")
+        super().__init__(
+            f"notebooks not in the course plan tools/course.toml: {', '.join(stems)} "
+            "(add a [[lesson]] entry for each, in course order)"
+        )
 
 
 def load_plan(path: Path = PLAN_FILE) -> Plan:

@@ -49,12 +49,20 @@ def clone_folder(repo_url: str) -> str:
     return name.removesuffix(".git")
 
 
-def nbgitpuller_link(hub: str, repo: str = course.REPOSITORY, *, branch: str = "main",
-                     notebook: str = DEFAULT_NOTEBOOK, interface: str = "lab") -> str:
+def nbgitpuller_link(
+    hub: str,
+    repo: str = course.REPOSITORY,
+    *,
+    branch: str = "main",
+    notebook: str = DEFAULT_NOTEBOOK,
+    interface: str = "lab",
+) -> str:
     url = repository_url(repo)
     if course.PLACEHOLDER_REPOSITORY in url:
-        raise ValueError(f"repo: tools/course.toml still has the placeholder {course.PLACEHOLDER_REPOSITORY}; "
-                         "pass the real repository")
+        raise ValueError(
+            f"repo: tools/course.toml still has the placeholder {course.PLACEHOLDER_REPOSITORY}; "
+            "pass the real repository"
+        )
     urlpath = f"{interface}/tree/{clone_folder(url)}/{notebook.lstrip('/')}"
     # ':' and '/' may stay as they are in a query string; everything else that is special is percent-encoded.
     query = f"repo={quote(url, safe=':/@')}&branch={quote(branch, safe='')}&urlpath={quote(urlpath, safe='/')}"
@@ -64,16 +72,25 @@ def nbgitpuller_link(hub: str, repo: str = course.REPOSITORY, *, branch: str = "
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("hub", help="the JupyterHub, e.g. hub.example.edu or https://hub.example.edu")
-    parser.add_argument("repo", nargs="?", default=course.REPOSITORY,
-                        help="owner/name on GitHub or a git URL (default: repository in tools/course.toml)")
+    parser.add_argument(
+        "repo",
+        nargs="?",
+        default=course.REPOSITORY,
+        help="owner/name on GitHub or a git URL (default: repository in tools/course.toml)",
+    )
     parser.add_argument("--branch", default="main")
     parser.add_argument("--notebook", default=DEFAULT_NOTEBOOK, help="the page to open, relative to the repository")
-    parser.add_argument("--interface", default="lab", choices=["lab", "tree"],
-                        help="lab = JupyterLab (default), tree = the classic file browser")
+    parser.add_argument(
+        "--interface",
+        default="lab",
+        choices=["lab", "tree"],
+        help="lab = JupyterLab (default), tree = the classic file browser",
+    )
     args = parser.parse_args(argv)
     try:
-        print(nbgitpuller_link(args.hub, args.repo, branch=args.branch, notebook=args.notebook,
-                               interface=args.interface))
+        print(
+            nbgitpuller_link(args.hub, args.repo, branch=args.branch, notebook=args.notebook, interface=args.interface)
+        )
     except ValueError as exc:
         parser.error(str(exc))
     return 0

@@ -83,8 +83,9 @@ def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
     return stats
 
 
-def build(out: Path = DEFAULT_OUT, *, notebooks: Path = course.NOTEBOOKS, plan: course.Plan | None = None,
-          quiet: bool = False) -> list[Path]:
+def build(
+    out: Path = DEFAULT_OUT, *, notebooks: Path = course.NOTEBOOKS, plan: course.Plan | None = None, quiet: bool = False
+) -> list[Path]:
     """Write the student copies into `out` (emptied first); return their paths in course order.
 
     Raises course.UnplannedNotebookError (before writing anything) for a notebook the plan does not list.
@@ -103,8 +104,10 @@ def build(out: Path = DEFAULT_OUT, *, notebooks: Path = course.NOTEBOOKS, plan: 
         nbformat.write(nb, target)
         written.append(target)
         if not quiet:
-            print(f"{path.name}: {stats['exercises']} exercises reset, {stats['removed']} solution cells removed",
-                  flush=True)
+            print(
+                f"{path.name}: {stats['exercises']} exercises reset, {stats['removed']} solution cells removed",
+                flush=True,
+            )
     (out / "README.md").write_text(README, encoding="utf-8")
     return written
 

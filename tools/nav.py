@@ -29,8 +29,10 @@ def header(lesson: course.Lesson, repository: str) -> str:
     if lesson.goals:
         lines += ["**这一篇你将学到：**", ""] + [f"- {g}" for g in lesson.goals] + [""]
     # a text link, not the badge image: the notebook must show nothing broken when opened offline
-    lines.append(f"[▶ 在 Binder 中打开]({binder_url(lesson.stem, repository)})"
-                 " · 运行方法：从上到下依次运行每个单元格（Shift + Enter），或选择菜单「Run → Run All Cells」。")
+    lines.append(
+        f"[▶ 在 Binder 中打开]({binder_url(lesson.stem, repository)})"
+        " · 运行方法：从上到下依次运行每个单元格（Shift + Enter），或选择菜单「Run → Run All Cells」。"
+    )
     return "\n".join(lines)
 
 

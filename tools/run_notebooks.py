@@ -1,4 +1,4 @@
-""""Restart & Run All" for notebooks, saving the outputs in place (what nbval later compares).
+""" "Restart & Run All" for notebooks, saving the outputs in place (what nbval later compares).
 
     python -m tools.run_notebooks                    # every notebook of the plan that exists
     python -m tools.run_notebooks notebooks/03-*.ipynb
@@ -25,8 +25,14 @@ def execute(nb: nbformat.NotebookNode, cwd: Path = course.NOTEBOOKS, timeout: in
     The event loop is private to the call (asyncio.run), so this works from any thread and leaves no loop behind.
     The timeouts are generous bounds, not assertions: a loaded machine may start kernels slowly.
     """
-    client = NotebookClient(nb, timeout=timeout, startup_timeout=300, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(cwd)}})
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        startup_timeout=300,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(cwd)}},
+    )
     asyncio.run(client.async_execute())
 
 

@@ -36,6 +36,7 @@ STEP_TIMEOUT_MS = 30_000
 
 # --- discovery (collection time, no browser needed) -------------------------------------------------------------
 
+
 def notebook_stems() -> list[str]:
     return [p.stem for p in notebook_paths()]
 
@@ -62,13 +63,15 @@ def pytest_generate_tests(metafunc):
     explorer tests, so each notebook is opened and run once."""
     if "explorer" in metafunc.fixturenames:
         pairs = [(stem, name) for stem in notebook_stems() for name, _ in explorers_in(stem)]
-        metafunc.parametrize(("notebook", "explorer"), pairs, indirect=["notebook"], scope="module",
-                             ids=[f"{s}-{n}" for s, n in pairs])
+        metafunc.parametrize(
+            ("notebook", "explorer"), pairs, indirect=["notebook"], scope="module", ids=[f"{s}-{n}" for s, n in pairs]
+        )
     elif "notebook" in metafunc.fixturenames:
         metafunc.parametrize("notebook", notebook_stems(), indirect=True, scope="module")
 
 
 # --- the session: server, browser, report -----------------------------------------------------------------------
+
 
 @dataclass
 class Report:
@@ -86,8 +89,7 @@ class Report:
             **extra,
         }
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n",
-                                               encoding="utf-8")
+        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 @dataclass
@@ -95,8 +97,8 @@ class Session:
     server: LabServer
     page: object
     report: Report
-    external: list = field(default_factory=list)   # every blocked request to anything but the local server
-    console: list = field(default_factory=list)    # console errors and uncaught page errors
+    external: list = field(default_factory=list)  # every blocked request to anything but the local server
+    console: list = field(default_factory=list)  # console errors and uncaught page errors
 
     def mark(self) -> tuple[int, int]:
         return len(self.external), len(self.console)
@@ -113,8 +115,9 @@ def lab(request):
     if not _selected(request.config):
         pytest.skip("browser tests run only when selected: `make test-browser` or `pytest -m browser`")
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the "
-                    "browser tests")
+        pytest.skip(
+            f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser tests"
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -131,8 +134,7 @@ def lab(request):
         server = LabServer.start(base, NOTEBOOKS)
         teardown["server_start_s"] = round(time.monotonic() - report.started, 1)
         pw = sync_playwright().start()
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env=server.env,
-                                     headless=True)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env=server.env, headless=True)
         context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
         session = Session(server=server, page=None, report=report)
         local = server.url + "/"
@@ -147,8 +149,9 @@ def lab(request):
 
         context.route("**/*", route)
         page = context.new_page()
-        page.on("console", lambda m: session.console.append(f"console.{m.type}: {m.text}")
-                if m.type == "error" else None)
+        page.on(
+            "console", lambda m: session.console.append(f"console.{m.type}: {m.text}") if m.type == "error" else None
+        )
         page.on("pageerror", lambda e: session.console.append(f"page error: {e}"))
         page.set_default_timeout(STEP_TIMEOUT_MS)
         session.page = page
@@ -170,6 +173,7 @@ def lab(request):
 
 
 # --- one notebook: open, Run All, check, screenshot --------------------------------------------------------------
+
 
 @dataclass
 class OpenNotebook:
@@ -227,7 +231,8 @@ def screenshot(page, path: Path, content_height: int) -> None:
     page.set_viewport_size({"width": original["width"], "height": height})
     try:
         page.wait_for_function(
-            "() => [...document.querySelectorAll('.jp-Notebook img')].every(i => i.complete)", timeout=10_000)
+            "() => [...document.querySelectorAll('.jp-Notebook img')].every(i => i.complete)", timeout=10_000
+        )
         page.evaluate(js.SCROLL_TOP)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         page.screenshot(path=str(path), full_page=True)
