@@ -7,7 +7,7 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-unit test-notebooks lint notebooks nav clean pdf
+.PHONY: lab test test-unit test-notebooks test-notebooks-other-path lint format notebooks nav clean pdf
 
 # Python 3.11 or newer (Binder's is 3.11): the first such python3.X / python3 on PATH; override with PYTHON=...
 PYTHON_CANDIDATES := python3.11 python3.12 python3.13 python3.14 python3 python
@@ -60,14 +60,29 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) \
 lab: $(RUNTIME_STAMP)
 	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/notebooks/00-index.ipynb
 
-test: lint test-unit test-notebooks test-browser
+# `make test`: lint first (seconds), then three independent suites side by side (make -j3): the unit tests, strict
+# nbval on the second code path (see test-notebooks-other-path) and the real-browser tests. Most of their time is
+# kernels starting and notebooks running, in separate processes, so on 2 cores they overlap well. Each suite prints
+# its report when it ends (--output-sync); `make test` fails if any of them fails.
+test: lint
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-notebooks-other-path test-browser
 
+# Code and notebooks (.ipynb, linted and formatted like .py files), one formatter (ruff format), and the
+# generated navigation cells. `make format` applies the formatter and ruff's safe fixes.
+LINT_PATHS := lnlib tests tools benchmarks notebooks
 lint: $(STAMP)
-	$(BIN)/ruff check lnlib tests tools benchmarks
-	$(BIN)/python tools/nav.py --check
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/python -m tools.nav --check
 
+format: $(STAMP)
+	$(BIN)/ruff format $(LINT_PATHS)
+	$(BIN)/ruff check --fix $(LINT_PATHS)
+
+# The notebooks are executed once here (tests/helpers.executed, two kernels side by side) and shared by the
+# determinism and student-copy tests.
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest -q tests -m "not browser"
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests -m "not browser"
 
 # Offline where the machine allows it: `unshare -rn` (Linux user namespaces) gives a private network namespace with
 # only loopback up (the kernels talk to nbval over 127.0.0.1), so any hidden network use in a notebook fails.
@@ -76,14 +91,15 @@ test-unit: $(STAMP)
 # a learner without numba). An output that depends on a CPU's kernel or on the code path fails one of the two.
 NBVAL_RUN := $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
 OTHER_PATH := OPENBLAS_CORETYPE=Prescott NUMBA_DISABLE_JIT=1
-test-notebooks: $(STAMP)
-	@if unshare -rn sh -c 'ip link set lo up' 2>/dev/null; then \
-		echo "test-notebooks: offline (unshare -rn, loopback only)"; \
+OFFLINE_SETUP = if unshare -rn sh -c 'ip link set lo up' 2>/dev/null; then \
+		echo "$@: offline (unshare -rn, loopback only)"; \
 		wrap="unshare -rn sh -c"; pre="ip link set lo up && "; \
 	else \
 		echo "note: unshare -rn is not available here, so the notebooks run WITH network access"; \
 		wrap="sh -c"; pre=""; \
-	fi; \
+	fi
+test-notebooks: $(STAMP)
+	@$(OFFLINE_SETUP); \
 	mkdir -p build; \
 	$$wrap "$${pre}env $(OTHER_PATH) $(NBVAL_RUN)" > build/nbval-other-path.log 2>&1 & other=$$!; \
 	$$wrap "$${pre}$(NBVAL_RUN)"; own=$$?; \
@@ -92,6 +108,14 @@ test-notebooks: $(STAMP)
 	if [ $$rc -eq 0 ]; then tail -n 1 build/nbval-other-path.log; else cat build/nbval-other-path.log; fi; \
 	test $$own -eq 0 -a $$rc -eq 0
 
+# Within `make test` the first of the two passes is not needed: the unit suite's tests/test_determinism.py makes
+# exactly that comparison (a fresh run on this machine's own path against the stored outputs, every output nbval
+# compares, byte for byte). So `make test` runs only the second path here, offline.
+test-notebooks-other-path: $(STAMP)
+	@$(OFFLINE_SETUP); \
+	echo "strict nbval with $(OTHER_PATH)"; \
+	$$wrap "$${pre}env $(OTHER_PATH) $(NBVAL_RUN)"
+
 # Real browser (issue 6): every notebook run in JupyterLab + Debian's Chromium (/usr/bin/chromium, driven by
 # Playwright), every explorer moved; screenshots and report.json in build/browser/. Without Chromium the tests skip
 # and say why (-rs).
@@ -99,23 +123,27 @@ test-notebooks: $(STAMP)
 test-browser: $(STAMP)
 	$(BIN)/python -m pytest -q -rs -m browser tests/browser
 
+# The generated header, footer and course map of every notebook (from tools/course.toml).
+nav: $(STAMP)
+	$(BIN)/python -m tools.nav
+
 # Maintainers: re-run every notebook from a clean kernel and save its outputs ("Restart & Run All").
 notebooks: $(STAMP)
-	$(BIN)/python tools/nav.py
-	$(BIN)/python tools/run_notebooks.py
+	$(BIN)/python -m tools.nav
+	$(BIN)/python -m tools.run_notebooks
 
 # Course delivery (docs/teacher-guide.md): the static site and the student copies, built offline from the notebooks.
 .PHONY: site student
 site: $(STAMP)
-	$(BIN)/python tools/build_site.py --out build/site
+	$(BIN)/python -m tools.build_site --out build/site
 
 student: $(STAMP)
-	$(BIN)/python tools/make_student.py --out build/student
+	$(BIN)/python -m tools.make_student --out build/student
 
 # The whole course as one PDF (build/course.pdf): the static site's pages printed in course order by headless
 # Chromium (/usr/bin/chromium, driven by Playwright) with tools/site/print.css, after a contents page. Offline.
 pdf: site
-	$(BIN)/python tools/pdf.py --site build/site --out build/course.pdf
+	$(BIN)/python -m tools.pdf --site build/site --out build/course.pdf
 
 clean:
 	rm -rf $(VENV) build

@@ -15,15 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import lnlib  # noqa: E402
-from lnlib import numerics  # noqa: E402
-from lnlib.numerics import naive_layer_norm  # noqa: E402
+import lnlib  # the course's package, installed by binder/requirements.txt (-e .)
+from lnlib import numerics
+from lnlib.numerics import naive_layer_norm
 
 SHAPES = ((32, 512, 768), (8, 128, 768))
 DTYPES = (np.float32, np.float64)

@@ -1,7 +1,7 @@
 """How long does the whole course take to run? Executes every notebook in a fresh kernel and prints the times.
 
-    .venv/bin/python benchmarks/bench_notebooks.py                # every notebooks/NN-*.ipynb
-    .venv/bin/python benchmarks/bench_notebooks.py notebooks/13-*.ipynb
+    .venv/bin/python -m benchmarks.bench_notebooks                # every notebook of the plan
+    .venv/bin/python -m benchmarks.bench_notebooks notebooks/13-*.ipynb
 
 The notebooks are executed in memory: the files, and their stored outputs, are left untouched. The goal for
 the whole series is under 60 s on a 2-core machine (the kernel start-up of each notebook is included).
@@ -14,24 +14,22 @@ import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
+from tools import course
+from tools.run_notebooks import execute
+
 TARGET_SECONDS = 60.0
 
 
 def run(path: Path) -> float:
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
     start = time.perf_counter()
-    client.execute()
+    execute(nb, course.NOTEBOOKS)
     return time.perf_counter() - start
 
 
 def main(argv: list[str]) -> int:
-    paths = [Path(a) for a in argv] or sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    paths = [Path(a) for a in argv] or [path for _, path in course.planned_notebooks()]
     total = 0.0
     for path in paths:
         seconds = run(path)

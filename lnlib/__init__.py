@@ -1,7 +1,7 @@
 """lnlib — the helper package of the course "LayerNorm 手算".
 
 lnlib computes every stage of LayerNorm; `lnlib.tables` and `lnlib.plots` render them;
-`lnlib.widgets` wires controls to the same functions; the notebooks narrate. The public names are listed in `__all__`.
+`lnlib.widgets` wires controls to the same functions; the notebooks narrate. See docs/architecture.md.
 """
 
 from .code_exercises import check_function

@@ -1,13 +1,17 @@
-"""Shared fixtures and paths for the test suite."""
+"""Shared fixtures for the test suite. Paths and notebook discovery come from tools/course.py; shared helper
+functions live in tests/helpers.py. The repository root is on sys.path (pyproject: pythonpath), so `tools` imports."""
 
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
+import matplotlib.pyplot as plt
+import nbformat
 import pytest
+from helpers import execute_all
 from hypothesis import HealthCheck, settings
+
+from tools.course import NOTEBOOKS, ROOT, SOLUTIONS, notebook_paths  # noqa: F401 - re-exported for the test files
 
 # One fixed hypothesis profile, loaded for every run: the same examples every time (derandomize), no example
 # database carried between runs, no per-example deadline (CI machines are slow and uneven). So CI is never flaky.
@@ -24,19 +28,15 @@ settings.register_profile(
 settings.register_profile("explore", max_examples=2000, deadline=None, database=None)
 settings.load_profile(os.environ.get("LNLIB_HYPOTHESIS_PROFILE", "ci"))
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
-SOLUTIONS = NOTEBOOKS / "solutions"
-sys.path.insert(0, str(ROOT / "tools"))
-
-
-def notebook_paths() -> list[Path]:
-    return sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
-
 
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield
-    import matplotlib.pyplot as plt
-
     plt.close("all")
+
+
+@pytest.fixture(scope="session")
+def fresh_runs() -> None:
+    """Run every notebook once, two kernels side by side, into the session's cache (tests/helpers.executed): the
+    determinism test and the student-copy test then read those runs instead of starting kernels one by one."""
+    execute_all([nbformat.read(p, as_version=4) for p in notebook_paths()])

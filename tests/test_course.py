@@ -5,33 +5,33 @@ from __future__ import annotations
 import json
 import re
 import runpy
+import subprocess
+import sys
 
-import course
-import nav
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, ROOT, SOLUTIONS, notebook_paths
 
 import lnlib
 from lnlib.code_exercises import judge_function
 from lnlib.exercises import EXERCISES, judge
+from tools import build_site, course, hub_link, make_student, nav, run_notebooks
+from tools.course import (
+    CHECK_CALL,
+    NOTEBOOKS,
+    PLACEHOLDER,
+    ROOT,
+    SOLUTIONS,
+    exercise_names,
+    function_exercise_names,
+    notebook_paths,
+)
 
 PATHS = notebook_paths()
 IDS = [p.stem for p in PATHS]
-CHECK_CALL = re.compile(r'lnlib\.check\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*answer\s*\)')
-FUNCTION_CALL = re.compile(r'lnlib\.check_function\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*\w+\s*\)')
 
 
 def read(path):
     return nbformat.read(path, as_version=4)
-
-
-def exercise_names(nb) -> list[str]:
-    return [m for c in nb.cells if c.cell_type == "code" for m in CHECK_CALL.findall(c.source)]
-
-
-def function_exercise_names(nb) -> list[str]:
-    return [m for c in nb.cells if c.cell_type == "code" for m in FUNCTION_CALL.findall(c.source)]
 
 
 def test_notebooks_follow_the_plan():
@@ -43,7 +43,7 @@ def test_notebooks_follow_the_plan():
 
 
 def test_navigation_cells_are_current():
-    assert nav.update(check=True) == [], "run `python tools/nav.py`"
+    assert nav.update(check=True) == [], "run `python -m tools.nav`"
 
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
@@ -88,23 +88,20 @@ def test_widget_cells_are_tagged(path):
 def test_exercise_cells_start_unanswered(path):
     for cell in read(path).cells:
         if cell.cell_type == "code" and CHECK_CALL.search(cell.source):
-            assert "answer = None  # 在这里填写" in cell.source
+            assert PLACEHOLDER in cell.source
             assert "尚未作答" in "".join(o.get("text", "") for o in cell.outputs)
         if cell.cell_type == "code" and FUNCTION_CALL.search(cell.source):
             assert "...  # 在这里填写" in cell.source, "a code exercise starts as a placeholder whose body is `...`"
             assert "还没写" in "".join(o.get("text", "") for o in cell.outputs)
 
 
-def solution_files():
-    return sorted(SOLUTIONS.glob("[0-9][0-9]-*.py"))
-
-
 def test_every_notebook_with_exercises_has_solutions():
     for path in PATHS[1:]:
-        assert (SOLUTIONS / f"{path.stem}.py").exists(), f"missing solutions for {path.stem}"
+        assert course.solution_path(path.stem).exists(), f"missing solutions for {path.stem}"
+    assert course.solution_paths() and all(p.parent == SOLUTIONS for p in course.solution_paths())
 
 
-@pytest.mark.parametrize("solution", solution_files(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("solution", course.solution_paths(), ids=lambda p: p.stem)
 def test_solutions_pass_their_checks(solution, capsys):
     answers = runpy.run_path(str(solution))["ANSWERS"]
     nb = read(NOTEBOOKS / f"{solution.stem}.ipynb")
@@ -164,3 +161,139 @@ def test_one_space_between_chinese_and_latin_in_prose(path):
             continue
         prose = re.sub(r"`[^`]*`|\$[^$]*\$|\]\([^)]*\)", " ", cell.source)
         assert not CJK_LATIN.search(prose), CJK_LATIN.search(prose).group(0)
+
+
+# ------------------------------------------------------------------ the course model shared by the tools
+
+
+def test_the_plan_is_data_and_matches_the_module():
+    plan = course.load_plan()
+    assert plan == course.PLAN and plan.lessons == course.LESSONS
+    assert plan.stems[0] == course.INDEX_STEM and len(set(plan.stems)) == len(plan.stems)
+    assert [lesson.number for lesson in plan.lessons] == list(range(len(plan.lessons)))
+    assert all(lesson.title and lesson.summary for lesson in plan.lessons)
+    assert course.REPOSITORY_FORMAT.fullmatch(plan.repository)
+
+
+def test_set_repository_rewrites_only_the_data_file(tmp_path):
+    plan_file = tmp_path / "course.toml"
+    original = course.PLAN_FILE.read_text(encoding="utf-8")
+    plan_file.write_text(original, encoding="utf-8")
+    course.set_repository("someone/ln-course", plan_file)
+    plan = course.load_plan(plan_file)
+    assert plan.repository == "someone/ln-course" and plan.lessons == course.LESSONS
+    changed = [
+        (a, b)
+        for a, b in zip(original.splitlines(), plan_file.read_text(encoding="utf-8").splitlines(), strict=True)
+        if a != b
+    ]
+    assert changed == [(f'repository = "{course.REPOSITORY}"', 'repository = "someone/ln-course"')]
+    for bad in ("someone", "a/b/c", 'x/y"\ninjected = 1'):
+        with pytest.raises(ValueError, match="repository"):
+            course.set_repository(bad, plan_file)
+    assert course.load_plan(plan_file).repository == "someone/ln-course"
+
+
+def python_files_of_tools_and_tests():
+    found = [*(ROOT / "tools").glob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")]
+    assert len(found) > 10
+    return [p for p in found if p.name != "test_course.py"]  # this file names the patterns it looks for
+
+
+def test_no_tool_rewrites_source_code_or_edits_sys_path():
+    for path in python_files_of_tools_and_tests():
+        text = path.read_text(encoding="utf-8")
+        assert "sys.path.insert" not in text and "sys.path.append" not in text, path.name
+    assert "write_text" not in (ROOT / "tools" / "nav.py").read_text(encoding="utf-8")
+
+
+def test_the_notebook_glob_and_exercise_pattern_live_in_one_place():
+    for path in python_files_of_tools_and_tests():
+        if path.name == "course.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "[0-9][0-9]-*.ipynb" not in text, f"{path.name}: use tools.course.notebook_paths()"
+        assert r"lnlib\.check\(" not in text, f"{path.name}: use tools.course.CHECK_CALL"
+
+
+@pytest.fixture
+def stray_notebook(tmp_path):
+    """A notebooks folder with the index and one notebook the plan does not list."""
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    nbformat.write(read(NOTEBOOKS / "00-index.ipynb"), folder / "00-index.ipynb")
+    nbformat.write(nbformat.v4.new_notebook(), folder / "98-stray.ipynb")
+    return folder
+
+
+def test_every_tool_refuses_a_notebook_missing_from_the_plan(stray_notebook, tmp_path):
+    """One behaviour everywhere: a clear error naming the notebook, before anything is written."""
+    calls = {
+        "discovery": lambda: course.planned_notebooks(folder=stray_notebook),
+        "nav": lambda: nav.update(notebooks=stray_notebook),
+        "site": lambda: build_site.build(tmp_path / "site", notebooks=stray_notebook, quiet=True),
+        "student": lambda: make_student.build(tmp_path / "student", notebooks=stray_notebook, quiet=True),
+    }
+    for name, call in calls.items():
+        with pytest.raises(course.UnplannedNotebookError, match="tools/course.toml: 98-stray"):
+            call()
+        assert not (tmp_path / "site").exists() and not (tmp_path / "student").exists(), name
+    # planned lessons that are not written yet are simply not there (即将推出), for every tool
+    found = course.planned_notebooks(folder=stray_notebook.parent / "empty")
+    assert found == []
+
+
+def test_a_planned_lesson_not_written_yet_is_shown_as_coming_soon(tmp_path):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for stem in course.PLAN.stems[:2]:
+        nbformat.write(read(NOTEBOOKS / f"{stem}.ipynb"), folder / f"{stem}.ipynb")
+    present = {lesson.stem for lesson, _ in course.planned_notebooks(folder=folder)}
+    assert present == set(course.PLAN.stems[:2])
+    third = course.LESSONS[2]
+    assert f"{third.title}（即将推出）" in nav.footer(course.LESSONS[1], present)
+    assert f"{third.title}（即将推出）" in nav.course_map(present)
+    assert "ln-soon" in build_site._plan(course.LESSONS[1].stem, present, course.PLAN)
+
+
+def test_tools_run_as_modules(capsys):
+    """`python -m tools.X` from the repository root, as the Makefile and the docs say (one real subprocess; the
+    other tools' command lines are called in-process)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.nav", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    for tool in (build_site, make_student, hub_link, run_notebooks):
+        with pytest.raises(SystemExit) as exit_info:
+            tool.main(["--help"])
+        assert (
+            exit_info.value.code == 0 and f"python -m tools.{tool.__name__.split('.')[-1]}" in capsys.readouterr().out
+        )
+
+
+# ------------------------------------------------------------------ the repository refers to nothing it lacks
+
+OUTSIDE = re.compile(r"DESIGN\.md|\.\./shared")
+
+
+def tracked_files() -> list[str]:
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    return [name for name in out.stdout.decode().split("\0") if name]
+
+
+def test_no_tracked_file_mentions_the_private_design_notes():
+    names = tracked_files()
+    assert "tools/course.py" in names, "git ls-files found no repository"
+    hits = []
+    for name in names:
+        path = ROOT / name
+        if not path.is_file() or path.suffix in (".png", ".jpg", ".svg", ".woff"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        hits += [f"{name}: {m.group(0)}" for m in OUTSIDE.finditer(text)]
+    assert not hits, "the repository refers to files it does not contain:\n" + "\n".join(hits)
+
+
+def test_the_outside_reference_check_can_fail():
+    assert OUTSIDE.search("See " + "DESIGN" + ".md §2") and OUTSIDE.search("../" + "shared/seeds")
+    assert not OUTSIDE.search("docs/architecture.md")

@@ -11,17 +11,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import exact_moments, strict_warnings
 
 import lnlib
-
-
-def _strict_warnings() -> None:
-    """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
-    report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""
-    warnings.simplefilter("error")
-    warnings.simplefilter("default", ResourceWarning)
-    warnings.simplefilter("default", pytest.PytestUnraisableExceptionWarning)
-
 
 XHAT_1234 = np.array([-3, -1, 1, 3]) / np.sqrt(5)  # ≈ [−1.342, −0.447, 0.447, 1.342]
 
@@ -29,7 +21,7 @@ XHAT_1234 = np.array([-3, -1, 1, 3]) / np.sqrt(5)  # ≈ [−1.342, −0.447, 0.
 @pytest.fixture(autouse=True)
 def _every_warning_is_an_error():
     with warnings.catch_warnings():
-        _strict_warnings()
+        strict_warnings()
         yield
 
 
@@ -46,12 +38,6 @@ def to_float(f: Fraction) -> float:
         return float(f)
     except OverflowError:
         return float("inf") if f > 0 else float("-inf")
-
-
-def exact_moments(row) -> tuple[Fraction, Fraction]:
-    v = [Fraction(float(a)) for a in row]
-    mu = sum(v, Fraction(0)) / len(v)
-    return mu, sum(((a - mu) ** 2 for a in v), Fraction(0)) / len(v)
 
 
 def exact_xhat(row, eps: float) -> np.ndarray:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import lnlib
-from lnlib import numerics, tables, widgets
+from lnlib import numerics, tables
 
 OFFSET_ROW = 1e4 + np.array([0.0, 1.0, 2.0, 3.0])
 
@@ -127,11 +127,3 @@ def test_variance_table_numbers():
         tables.variance_table(1.0, "int8")
 
 
-def test_variance_explorer_callbacks():
-    w = widgets.VarianceExplorer()
-    assert "-474.342" in w.table.value
-    w.exponent.value = 2
-    assert "-474.342" not in w.table.value and "100 + " in w.table.value
-    w.dtype.value = "float64"
-    w.exponent.value = 4
-    assert "-474.342" not in w.table.value and "float64" in w.table.value

@@ -12,18 +12,10 @@ import warnings
 import ipywidgets
 import numpy as np
 import pytest
+from helpers import strict_warnings
 
 from lnlib import widgets
 from lnlib.widgets import parse_vector
-
-
-def _strict_warnings() -> None:
-    """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
-    report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""
-    warnings.simplefilter("error")
-    warnings.simplefilter("default", ResourceWarning)
-    warnings.simplefilter("default", pytest.PytestUnraisableExceptionWarning)
-
 
 GOOD = [
     ("2, 4, 6, 8", [2, 4, 6, 8]),
@@ -182,7 +174,7 @@ def test_explorers_with_text_boxes_are_found():
 @pytest.mark.parametrize("cls", TEXT_EXPLORERS, ids=lambda c: c.__name__)
 def test_bad_text_shows_the_message_and_keeps_the_last_valid_state(cls):
     with warnings.catch_warnings():
-        _strict_warnings()
+        strict_warnings()
         explorer = cls()
         box = _text_boxes(explorer)[0]
         box.value = "1, 2, 3, 5"
@@ -207,7 +199,7 @@ def test_bad_text_shows_the_message_and_keeps_the_last_valid_state(cls):
 @pytest.mark.parametrize("cls", TEXT_EXPLORERS, ids=lambda c: c.__name__)
 def test_valid_extreme_text_renders_without_a_message_or_warning(cls):
     with warnings.catch_warnings():
-        _strict_warnings()
+        strict_warnings()
         explorer = cls()
         box = _text_boxes(explorer)[0]
         for good in WIDGET_GOOD:
@@ -220,7 +212,7 @@ def test_valid_extreme_text_renders_without_a_message_or_warning(cls):
 def test_text_near_the_float64_limit_gets_a_message_not_a_warning(cls):
     """parse_vector accepts 1e308, but an explorer's plots need headroom: it explains its limit instead."""
     with warnings.catch_warnings():
-        _strict_warnings()
+        strict_warnings()
         explorer = cls()
         before = _state(explorer)
         _text_boxes(explorer)[0].value = NEAR_FLOAT64_MAX

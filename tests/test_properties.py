@@ -24,21 +24,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import exact_moments, strict_warnings
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lnlib
 from lnlib import grad
-
-
-def _strict_warnings() -> None:
-    """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
-    report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""
-    warnings.simplefilter("error")
-    warnings.simplefilter("default", ResourceWarning)
-    warnings.simplefilter("default", pytest.PytestUnraisableExceptionWarning)
-
 
 FLOAT_DTYPES = [np.float16, np.float32, np.float64]
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32]
@@ -116,12 +108,6 @@ def slices(a: np.ndarray, axis) -> np.ndarray:
     moved = np.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
     n = int(np.prod([a.shape[i] for i in axes]))
     return moved.reshape(-1, n)
-
-
-def exact_moments(row) -> tuple[Fraction, Fraction]:
-    values = [Fraction(int(v)) if isinstance(v, np.integer) else Fraction(float(v)) for v in row]
-    mean = sum(values, Fraction(0)) / len(values)
-    return mean, sum(((v - mean) ** 2 for v in values), Fraction(0)) / len(values)
 
 
 def frac_sqrt(f: Fraction) -> float:
@@ -342,7 +328,7 @@ def test_p7_finite_input_gives_finite_output(family, data, eps):
 def test_p8_no_runtime_warning_for_finite_input(family, data, eps):
     x, axis = data.draw(x_and_axes(dtypes=FAMILIES[family]))
     with warnings.catch_warnings():
-        _strict_warnings()
+        strict_warnings()
         _whole_api(x, eps, axis)
 
 
@@ -419,7 +405,7 @@ def test_p11_big_inputs_match_the_reference_path(x, eps, affine, lead, data):
     gamma = data.draw(moderate(x.dtype, (d,))) if affine else None
     beta = data.draw(moderate(x.dtype, (d,))) if affine else None
     with warnings.catch_warnings():
-        _strict_warnings()
+        strict_warnings()
         y = lnlib.layer_norm(big, gamma, beta, eps=eps)
         ref = lnlib.layer_norm_steps(big, gamma, beta, eps=eps).output
         y2 = lnlib.layer_norm(big, eps=eps, axis=(-2, -1))

@@ -9,15 +9,12 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import td_texts as cells
 from matplotlib import font_manager
 
 import lnlib
 from lnlib import plots, tables
 from lnlib.tables import Table
-
-
-def cells(html: str) -> list[str]:
-    return re.findall(r"<td [^>]*>([^<]*)</td>", html)
 
 
 def test_stage_table_rows_and_numbers():

@@ -1,19 +1,34 @@
-"""The course plan: one entry per notebook, in order. tools/nav.py builds headers, footers and the map from it.
+"""The course model shared by every tool and test: where things are, which notebooks exist, and the plan.
 
-A notebook listed here but not yet in notebooks/ is shown as 即将推出 in the map.
+The plan (series title, repository, licence note, one entry per lesson in order) is data in tools/course.toml.
+One rule for every tool: a lesson in the plan whose notebook is not written yet is shown as 即将推出 (listed, not
+linked, skipped when building); a notebook in notebooks/ that the plan does not list is an error
+(`UnplannedNotebookError`, a ValueError naming the file), raised before any tool writes anything.
 """
 
 from __future__ import annotations
 
+import re
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
-SERIES_TITLE = "LayerNorm 手算"
-# The GitHub repository that hosts the course, as "owner/name"; used for Binder links.
-# Change it with `python tools/nav.py --repo owner/name` after you fork or publish the course.
-REPOSITORY = "OWNER/REPO"
-LICENSE_NOTE = (
-    "课程文字与图表采用 [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/deed.zh-hans) 许可，代码采用 MIT 许可。"
-)
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+SOLUTIONS = NOTEBOOKS / "solutions"
+BUILD = ROOT / "build"
+PLAN_FILE = Path(__file__).resolve().with_name("course.toml")
+
+NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"  # notebooks/NN-slug.ipynb; solutions/, checkpoints and scratch files are not
+INDEX_STEM = "00-index"
+# An exercise: `answer = None  # 在这里填写` followed by `lnlib.check("NN.name", answer)`.
+PLACEHOLDER = "answer = None  # 在这里填写"
+CHECK_CALL = re.compile(r'lnlib\.check\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*answer\s*\)')
+FUNCTION_CALL = re.compile(r'lnlib\.check_function\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*\w+\s*\)')
+REPOSITORY_FORMAT = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+PLACEHOLDER_REPOSITORY = "OWNER/REPO"
 
 
 @dataclass(frozen=True)
@@ -28,132 +43,94 @@ class Lesson:
         return int(self.stem[:2])
 
 
-LESSONS = (
-    Lesson("00-index", "课程地图与使用说明", "整个课程的地图、怎么运行、怎么做练习。"),
-    Lesson(
-        "01-residual-and-token-matrix",
-        "残差相加与 token 矩阵",
-        "从 attention 输出加残差得到 [2, 4, 6, 8]，认识 我 / 吃 / 苹果 这张 3×4 的表。",
-        (
-            "残差连接把 attention 的输出和输入逐位相加",
-            "我 / 吃 / 苹果 矩阵每一行、每一列代表什么",
-            "为什么「吃」比「苹果」大 10 倍是个问题",
-        ),
-    ),
-    Lesson(
-        "02-which-axis",
-        "按哪一维统计",
-        "LayerNorm 按行统计：每个 token 自己的 μ 和 σ；对比按列和全表。",
-        ("LayerNorm 的统计量按行（每个 token）计算", "按列、全表统计会得到什么不同的数", "归一化前后形状都是 (3, 4)"),
-    ),
-    Lesson(
-        "03-one-row-by-hand",
-        "手算一行",
-        "苹果：μ = 5 → x − μ → σ² = 5 → σ ≈ 2.236 → x̂ ≈ [−1.342, −0.447, 0.447, 1.342]。",
-        (
-            "均值、中心化、方差、标准差、归一化每一步在做什么",
-            "吃 和 苹果 为什么得到同一个 x̂",
-            "用交互小工具输入任意向量，观察每一步",
-        ),
-    ),
-    Lesson(
-        "04-epsilon",
-        "ε 的作用",
-        "常数行的 0/0、σ²/(σ²+ε)、ε 放在根号里还是外面、÷d 还是 ÷(d−1)。",
-        (
-            "ε 怎样让常数行得到全零而不是 0/0",
-            "为什么有了 ε，x̂ 的方差接近 1 而不等于 1",
-            "ε 放在根号里和加在 σ 上的区别",
-            "方差为什么除以 d 而不是 d − 1",
-        ),
-    ),
-    Lesson(
-        "05-kept-and-lost",
-        "保留了什么，丢掉了什么",
-        "整体尺度和偏移被丢掉，维度之间的高低模式被保留。",
-        ("整体缩放和平移为什么不影响 x̂", "交换两维以后 x̂ 怎样变化", "用计算重现 LayerNorm 论文表 1 的不变性"),
-    ),
-    Lesson(
-        "06-gamma-and-beta",
-        "γ 与 β",
-        "可学习的逐维缩放和平移：每个模块一套，所有 token 共用。",
-        (
-            "γ、β 逐维缩放和平移，初始值是 1 和 0",
-            "统计量每个 token 一套，γ、β 所有 token 共用",
-            "γ、β 为什么找不回被丢掉的信息",
-        ),
-    ),
-    Lesson(
-        "07-full-formula",
-        "完整公式",
-        "y = γ ⊙ (x − μ)/√(σ² + ε) + β：矩阵、批量张量和多个维度。",
-        (
-            "矩阵和 (batch, seq, d) 张量里每个量的形状",
-            "三种算法互相核对",
-            "对最后几个维度一起归一化",
-            "自己用几行 numpy 写出 LayerNorm",
-        ),
-    ),
-    Lesson(
-        "08-layernorm-vs-batchnorm",
-        "LayerNorm 与 BatchNorm",
-        "按行还是按列、批量依赖、训练与推理、padding。",
-        (
-            "按行（LayerNorm）和按列（BatchNorm）统计的区别",
-            "BatchNorm 的结果为什么依赖同一批里的其他样本",
-            "训练与推理的滑动统计量、padding 带来的问题",
-            "「内部协变量偏移」这个解释为什么有争议",
-        ),
-    ),
-    Lesson(
-        "09-add-and-norm",
-        "Add & Norm：Post-LN 与 Pre-LN",
-        "LayerNorm 在 Transformer 里的位置与深层训练。",
-        (
-            "Post-LN 与 Pre-LN 的结构区别",
-            "激活尺度随深度怎样变化",
-            "用小模型重现 Xiong et al. (2020) 关于初始化梯度的结论",
-            "warm-up 的由来与 DeepNorm",
-        ),
-    ),
-    Lesson(
-        "10-attention-softmax",
-        "注意力与 softmax",
-        "QKᵀ/√d、softmax 饱和与 QK-norm。",
-        ("QKᵀ/√d 里的 √d 在做什么", "logits 变大时 softmax 怎样饱和", "QK-norm 能保证什么、不能保证什么"),
-    ),
-    Lesson(
-        "11-variants",
-        "变体：RMSNorm 等",
-        "RMSNorm、DeepNorm、PowerNorm 与 SwitchableNorm。",
-        (
-            "RMSNorm：不减均值，只除以均方根",
-            "RMSNorm 什么时候和 LayerNorm 相同",
-            "DeepNorm、PowerNorm、SwitchableNorm 各自改了什么",
-            "哪些著名模型用了哪种归一化",
-        ),
-    ),
-    Lesson(
-        "12-backward",
-        "反向传播",
-        "手推 LayerNorm 的梯度并用数值梯度检验。",
-        ("LayerNorm 反向传播公式的推导", "用中心差分检验梯度", "Σdx = 0、dx ⟂ x̂ 等性质", "雅可比矩阵长什么样"),
-    ),
-    Lesson(
-        "13-numerics-and-speed",
-        "数值稳定与速度",
-        "一遍法方差的灾难性抵消、Welford、float16 与速度。",
-        (
-            "一遍法方差 E[x²] − E[x]² 为什么会算错",
-            "两遍法和 Welford 算法",
-            "float16 的溢出与 ε 在低精度下的作用",
-            "怎样测量和比较速度",
-        ),
-    ),
-    Lesson(
-        "14-review-and-quiz",
-        "复习与测验",
-        "全课地图、综合练习与常见错误。",
-        ("把整门课串成一张图", "综合练习覆盖每一篇", "常见错误和能一眼看穿它们的反例"),
-    ),
-)
+@dataclass(frozen=True)
+class Plan:
+    title: str
+    repository: str  # "owner/name" on GitHub
+    license_note: str
+    lessons: tuple[Lesson, ...]
+
+    @property
+    def stems(self) -> list[str]:
+        return [lesson.stem for lesson in self.lessons]
+
+    def lesson(self, stem: str) -> Lesson:
+        for lesson in self.lessons:
+            if lesson.stem == stem:
+                return lesson
+        raise UnplannedNotebookError([stem])
+
+
+class UnplannedNotebookError(ValueError):
+    """A notebook exists that the plan (tools/course.toml) does not list."""
+
+    def __init__(self, stems: list[str]):
+        self.stems = stems
+        super().__init__(
+            f"notebooks not in the course plan tools/course.toml: {', '.join(stems)} "
+            "(add a [[lesson]] entry for each, in course order)"
+        )
+
+
+def load_plan(path: Path = PLAN_FILE) -> Plan:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    lessons = tuple(Lesson(x["stem"], x["title"], x["summary"], tuple(x.get("goals", ()))) for x in data["lesson"])
+    return Plan(data["title"], data["repository"], data["license_note"], lessons)
+
+
+def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:
+    """Every notebooks/NN-slug.ipynb, in file-name order (which the plan's order must match)."""
+    return sorted(folder.glob(NOTEBOOK_GLOB))
+
+
+def planned_notebooks(plan: Plan | None = None, folder: Path = NOTEBOOKS) -> list[tuple[Lesson, Path]]:
+    """(lesson, path) for every notebook that exists, in course order; UnplannedNotebookError for a stray one."""
+    plan = plan or PLAN
+    present = {p.stem: p for p in notebook_paths(folder)}
+    unknown = sorted(set(present) - set(plan.stems))
+    if unknown:
+        raise UnplannedNotebookError(unknown)
+    return [(lesson, present[lesson.stem]) for lesson in plan.lessons if lesson.stem in present]
+
+
+def solution_path(stem: str, folder: Path = SOLUTIONS) -> Path:
+    """The worked answers of notebook `stem`: notebooks/solutions/NN-slug.py (a dict ANSWERS)."""
+    return folder / f"{stem}.py"
+
+
+def solution_paths(folder: Path = SOLUTIONS) -> list[Path]:
+    return sorted(folder.glob("[0-9][0-9]-*.py"))
+
+
+def exercise_names(nb: nbformat.NotebookNode) -> list[str]:
+    """The exercise names checked in a notebook, in order of appearance."""
+    return [name for c in nb.cells if c.cell_type == "code" for name in CHECK_CALL.findall(c.source)]
+
+
+def function_exercise_names(nb: nbformat.NotebookNode) -> list[str]:
+    """The code exercises (`lnlib.check_function`) of a notebook, in order of appearance."""
+    return [name for c in nb.cells if c.cell_type == "code" for name in FUNCTION_CALL.findall(c.source)]
+
+
+def set_repository(repository: str, path: Path = PLAN_FILE) -> None:
+    """Write `repository = "owner/name"` into the plan file (the one top-level key; comments are kept)."""
+    if not REPOSITORY_FORMAT.fullmatch(repository):
+        raise ValueError(f"repository: expected 'owner/name', got {repository!r}")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    top = next((i for i, line in enumerate(lines) if line.startswith("[")), len(lines))  # before the first table
+    hits = [i for i in range(top) if re.match(r"repository\s*=", lines[i])]
+    if len(hits) != 1:
+        raise ValueError(f"{path.name}: expected one top-level `repository = ...` line, found {len(hits)}")
+    lines[hits[0]] = f'repository = "{repository}"\n'
+    text = "".join(lines)
+    if tomllib.loads(text)["repository"] != repository:  # pragma: no cover - guards the line edit above
+        raise ValueError(f"{path.name}: could not set repository")
+    path.write_text(text, encoding="utf-8")
+
+
+PLAN = load_plan()
+# Short names for the plan's fields (most tools need only these).
+SERIES_TITLE = PLAN.title
+REPOSITORY = PLAN.repository
+LICENSE_NOTE = PLAN.license_note
+LESSONS = PLAN.lessons

@@ -1,34 +1,31 @@
 """Print the nbgitpuller link that pulls this course into a student's JupyterHub account and opens a notebook.
 
-    python tools/hub_link.py https://hub.example.edu
-    python tools/hub_link.py hub.example.edu https://github.com/owner/name --branch main
-    python tools/hub_link.py hub.example.edu owner/name --notebook notebooks/03-one-row-by-hand.ipynb
+    python -m tools.hub_link https://hub.example.edu
+    python -m tools.hub_link hub.example.edu https://github.com/owner/name --branch main
+    python -m tools.hub_link hub.example.edu owner/name --notebook notebooks/03-one-row-by-hand.ipynb
 
 The link has the form
     https://<hub>/hub/user-redirect/git-pull?repo=<url>&branch=main&urlpath=lab/tree/<repo>/notebooks/00-index.ipynb
 where <repo> is the folder nbgitpuller clones into (the last part of the repository URL). The hub needs the
 nbgitpuller server extension installed (`pip install nbgitpuller` in the hub's user image). A repository given as
-"owner/name" means GitHub; the default is REPOSITORY from tools/course.py.
+"owner/name" means GitHub; the default is `repository` in tools/course.toml.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
-from pathlib import Path
 from urllib.parse import quote, urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import course  # noqa: E402
+from tools import course
 
-DEFAULT_NOTEBOOK = "notebooks/00-index.ipynb"
+DEFAULT_NOTEBOOK = f"notebooks/{course.INDEX_STEM}.ipynb"
 
 
 def repository_url(repo: str) -> str:
     """'owner/name' -> 'https://github.com/owner/name'; full URLs (https://, git@…) are kept as given."""
     repo = repo.strip()
-    if re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
+    if course.REPOSITORY_FORMAT.fullmatch(repo):
         return f"https://github.com/{repo}"
     if not re.match(r"(https?://|git@)", repo):
         raise ValueError(f"repo: expected 'owner/name' or a repository URL, got {repo!r}")
@@ -52,11 +49,20 @@ def clone_folder(repo_url: str) -> str:
     return name.removesuffix(".git")
 
 
-def nbgitpuller_link(hub: str, repo: str = course.REPOSITORY, *, branch: str = "main",
-                     notebook: str = DEFAULT_NOTEBOOK, interface: str = "lab") -> str:
+def nbgitpuller_link(
+    hub: str,
+    repo: str = course.REPOSITORY,
+    *,
+    branch: str = "main",
+    notebook: str = DEFAULT_NOTEBOOK,
+    interface: str = "lab",
+) -> str:
     url = repository_url(repo)
-    if "OWNER/REPO" in url:
-        raise ValueError("repo: tools/course.py still has the placeholder OWNER/REPO; pass the real repository")
+    if course.PLACEHOLDER_REPOSITORY in url:
+        raise ValueError(
+            f"repo: tools/course.toml still has the placeholder {course.PLACEHOLDER_REPOSITORY}; "
+            "pass the real repository"
+        )
     urlpath = f"{interface}/tree/{clone_folder(url)}/{notebook.lstrip('/')}"
     # ':' and '/' may stay as they are in a query string; everything else that is special is percent-encoded.
     query = f"repo={quote(url, safe=':/@')}&branch={quote(branch, safe='')}&urlpath={quote(urlpath, safe='/')}"
@@ -66,16 +72,25 @@ def nbgitpuller_link(hub: str, repo: str = course.REPOSITORY, *, branch: str = "
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("hub", help="the JupyterHub, e.g. hub.example.edu or https://hub.example.edu")
-    parser.add_argument("repo", nargs="?", default=course.REPOSITORY,
-                        help="owner/name on GitHub or a git URL (default: REPOSITORY in tools/course.py)")
+    parser.add_argument(
+        "repo",
+        nargs="?",
+        default=course.REPOSITORY,
+        help="owner/name on GitHub or a git URL (default: repository in tools/course.toml)",
+    )
     parser.add_argument("--branch", default="main")
     parser.add_argument("--notebook", default=DEFAULT_NOTEBOOK, help="the page to open, relative to the repository")
-    parser.add_argument("--interface", default="lab", choices=["lab", "tree"],
-                        help="lab = JupyterLab (default), tree = the classic file browser")
+    parser.add_argument(
+        "--interface",
+        default="lab",
+        choices=["lab", "tree"],
+        help="lab = JupyterLab (default), tree = the classic file browser",
+    )
     args = parser.parse_args(argv)
     try:
-        print(nbgitpuller_link(args.hub, args.repo, branch=args.branch, notebook=args.notebook,
-                               interface=args.interface))
+        print(
+            nbgitpuller_link(args.hub, args.repo, branch=args.branch, notebook=args.notebook, interface=args.interface)
+        )
     except ValueError as exc:
         parser.error(str(exc))
     return 0

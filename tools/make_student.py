@@ -1,7 +1,7 @@
 """Make student copies of the notebooks: the same lessons without any worked solution.
 
-    python tools/make_student.py               # -> build/student/
-    python tools/make_student.py --out DIR
+    python -m tools.make_student               # -> build/student/
+    python -m tools.make_student --out DIR
 
 For every notebooks/NN-slug.ipynb:
 - every exercise cell (one that calls `lnlib.check("NN.name", answer)`) is reset to its placeholder
@@ -11,7 +11,8 @@ For every notebooks/NN-slug.ipynb:
   are removed;
 - a sentence pointing at notebooks/solutions/ is replaced by one saying the teacher hands out the answers.
 Everything else (prose, tables, plots, generated navigation) is copied as is. notebooks/solutions/ is never copied.
-Notebooks added later are picked up without edits.
+Notebooks added later (and to the plan, tools/course.toml) are picked up without edits; a notebook the plan does not
+list is an error, as for every tool.
 """
 
 from __future__ import annotations
@@ -24,11 +25,10 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
-DEFAULT_OUT = ROOT / "build" / "student"
-PLACEHOLDER = "answer = None  # 在这里填写"
-CHECK_CALL = re.compile(r'lnlib\.check\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*answer\s*\)')
+from tools import course
+from tools.course import CHECK_CALL, PLACEHOLDER
+
+DEFAULT_OUT = course.BUILD / "student"
 SOLUTION_TAGS = {"solution", "remove-cell"}
 SOLUTION_DETAILS = re.compile(r"<details>\s*<summary>[^<]*(答案|解答|参考)[^<]*</summary>.*?</details>\s*", re.S)
 SOLUTIONS_SENTENCE = re.compile(r"[^。\n]*notebooks/solutions/?[^。\n]*。?")
@@ -83,11 +83,16 @@ def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
     return stats
 
 
-def build(out: Path = DEFAULT_OUT, *, notebooks: Path = NOTEBOOKS, quiet: bool = False) -> list[Path]:
-    """Write the student copies into `out` (emptied first); return their paths in course order."""
-    paths = sorted(notebooks.glob("[0-9][0-9]-*.ipynb"))
+def build(
+    out: Path = DEFAULT_OUT, *, notebooks: Path = course.NOTEBOOKS, plan: course.Plan | None = None, quiet: bool = False
+) -> list[Path]:
+    """Write the student copies into `out` (emptied first); return their paths in course order.
+
+    Raises course.UnplannedNotebookError (before writing anything) for a notebook the plan does not list.
+    """
+    paths = [path for _, path in course.planned_notebooks(plan, notebooks)]
     if not paths:
-        raise SystemExit(f"no notebooks in {notebooks}")
+        raise ValueError(f"notebooks: no NN-slug.ipynb in {notebooks}")
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -99,18 +104,23 @@ def build(out: Path = DEFAULT_OUT, *, notebooks: Path = NOTEBOOKS, quiet: bool =
         nbformat.write(nb, target)
         written.append(target)
         if not quiet:
-            print(f"{path.name}: {stats['exercises']} exercises reset, {stats['removed']} solution cells removed",
-                  flush=True)
+            print(
+                f"{path.name}: {stats['exercises']} exercises reset, {stats['removed']} solution cells removed",
+                flush=True,
+            )
     (out / "README.md").write_text(README, encoding="utf-8")
     return written
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (emptied first)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     start = time.perf_counter()
-    paths = build(args.out)
+    try:
+        paths = build(args.out)
+    except ValueError as exc:  # a notebook missing from the plan
+        parser.error(str(exc))
     print(f"{len(paths)} student notebooks in {args.out} in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -1,25 +1,22 @@
 """Write the generated cells of every notebook: the header, the footer and (in 00-index) the course map.
 
 Cells are found by a marker comment on their first line, so running this again only replaces them.
-    python tools/nav.py            # update notebooks in place
-    python tools/nav.py --check    # exit 1 if any notebook is out of date (used by the tests)
-    python tools/nav.py --repo owner/name   # also set the repository used in Binder links
+    python -m tools.nav            # update notebooks in place
+    python -m tools.nav --check    # exit 1 if any notebook is out of date (make lint)
+    python -m tools.nav --repo owner/name   # set the repository of the Binder links (in tools/course.toml)
+The plan is tools/course.toml; a notebook it does not list stops the tool with a clear error.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import course  # noqa: E402
+from tools import course
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
 HEADER, FOOTER, MAP = "<!-- nav:header -->", "<!-- nav:footer -->", "<!-- nav:map -->"
 
 
@@ -27,17 +24,15 @@ def binder_url(stem: str, repository: str = course.REPOSITORY) -> str:
     return f"https://mybinder.org/v2/gh/{repository}/HEAD?urlpath=lab/tree/notebooks/{stem}.ipynb"
 
 
-def present_stems() -> set[str]:
-    return {p.stem for p in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")}
-
-
 def header(lesson: course.Lesson, repository: str) -> str:
     lines = [HEADER, f"# {course.SERIES_TITLE} · 第 {lesson.number} 篇：{lesson.title}", "", lesson.summary, ""]
     if lesson.goals:
         lines += ["**这一篇你将学到：**", ""] + [f"- {g}" for g in lesson.goals] + [""]
     # a text link, not the badge image: the notebook must show nothing broken when opened offline
-    lines.append(f"[▶ 在 Binder 中打开]({binder_url(lesson.stem, repository)})"
-                 " · 运行方法：从上到下依次运行每个单元格（Shift + Enter），或选择菜单「Run → Run All Cells」。")
+    lines.append(
+        f"[▶ 在 Binder 中打开]({binder_url(lesson.stem, repository)})"
+        " · 运行方法：从上到下依次运行每个单元格（Shift + Enter），或选择菜单「Run → Run All Cells」。"
+    )
     return "\n".join(lines)
 
 
@@ -92,22 +87,21 @@ def _put(nb, marker, text, where):
     return True
 
 
-def update(check: bool = False, repository: str | None = None) -> list[str]:
-    """Bring every notebook's generated cells up to date; return the names of notebooks that changed."""
+def update(check: bool = False, repository: str | None = None, notebooks: Path = course.NOTEBOOKS) -> list[str]:
+    """Bring every notebook's generated cells up to date; return the names of notebooks that changed.
+
+    Raises course.UnplannedNotebookError (before touching any file) for a notebook the plan does not list.
+    """
     repository = repository or course.REPOSITORY
-    present = present_stems()
-    lessons = {x.stem: x for x in course.LESSONS}
-    unknown = sorted(present - set(lessons))
-    if unknown:
-        raise SystemExit(f"notebooks not in tools/course.py: {', '.join(unknown)}")
+    found = course.planned_notebooks(folder=notebooks)
+    present = {lesson.stem for lesson, _ in found}
     changed = []
-    for stem in sorted(present):
-        path = NOTEBOOKS / f"{stem}.ipynb"
+    for lesson, path in found:
+        stem = lesson.stem
         nb = nbformat.read(path, as_version=4)
-        lesson = lessons[stem]
         dirty = _put(nb, HEADER, header(lesson, repository), "start")
         dirty |= _put(nb, FOOTER, footer(lesson, present), "end")
-        if stem == "00-index":
+        if stem == course.INDEX_STEM:
             dirty |= _put(nb, MAP, course_map(present), "existing")
         if dirty:
             changed.append(stem)
@@ -116,18 +110,21 @@ def update(check: bool = False, repository: str | None = None) -> list[str]:
     return changed
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only report notebooks whose cells are out of date")
     parser.add_argument("--repo", help="owner/name of the GitHub repository, for Binder links")
-    args = parser.parse_args()
-    if args.repo:
-        text = (ROOT / "tools" / "course.py").read_text(encoding="utf-8")
-        text = re.sub(r'^REPOSITORY = ".*"$', f'REPOSITORY = "{args.repo}"', text, flags=re.M)
-        (ROOT / "tools" / "course.py").write_text(text, encoding="utf-8")
-    changed = update(check=args.check, repository=args.repo)
+    args = parser.parse_args(argv)
+    try:
+        if args.repo and not args.check:
+            course.set_repository(args.repo)
+        changed = update(check=args.check, repository=args.repo)
+    except ValueError as exc:  # an unplanned notebook, a malformed repository name
+        parser.error(str(exc))
+    if args.repo and not args.check:
+        print(f"repository set to {args.repo} in tools/course.toml; set repository-code in CITATION.cff to match")
     if args.check and changed:
-        print("out of date (run `python tools/nav.py`):", ", ".join(changed))
+        print("out of date (run `python -m tools.nav`):", ", ".join(changed))
         return 1
     print("updated:" if changed else "all notebooks up to date", ", ".join(changed))
     return 0

@@ -1,39 +1,62 @@
-""""Restart & Run All" for notebooks, saving the outputs in place (what nbval later compares).
+""" "Restart & Run All" for notebooks, saving the outputs in place (what nbval later compares).
 
-    python tools/run_notebooks.py                    # every notebook in notebooks/
-    python tools/run_notebooks.py notebooks/03-*.ipynb
+    python -m tools.run_notebooks                    # every notebook of the plan that exists
+    python -m tools.run_notebooks notebooks/03-*.ipynb
 Each notebook runs in a fresh kernel from the notebooks/ folder; the run fails loudly on any error.
+`execute` is the one way the tools, the tests and the benchmark run a notebook.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import asyncio
 import time
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
+from tools import course
 
 
-def run(path: Path, timeout: int = 300) -> float:
+def execute(nb: nbformat.NotebookNode, cwd: Path = course.NOTEBOOKS, timeout: int = 600) -> None:
+    """Run every cell of `nb` in place, in a fresh "python3" kernel started in `cwd`.
+
+    The event loop is private to the call (asyncio.run), so this works from any thread and leaves no loop behind.
+    The timeouts are generous bounds, not assertions: a loaded machine may start kernels slowly.
+    """
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        startup_timeout=300,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(cwd)}},
+    )
+    asyncio.run(client.async_execute())
+
+
+def run(path: Path) -> float:
+    """Execute the notebook at `path` and save it with its new outputs; return the seconds it took."""
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
-    client.execute()
+    execute(nb, course.NOTEBOOKS)
     nbformat.write(nb, path)
     return time.perf_counter() - start
 
 
-def main(argv: list[str]) -> int:
-    paths = [Path(a) for a in argv] or sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks to run (default: every notebook)")
+    args = parser.parse_args(argv)
+    try:
+        paths = args.paths or [path for _, path in course.planned_notebooks()]
+    except ValueError as exc:  # a notebook missing from the plan
+        parser.error(str(exc))
     for path in paths:
         print(f"{path.name}: {run(path):.1f} s", flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(main())

@@ -17,29 +17,30 @@ from pathlib import Path
 
 import pytest
 
+from tools.course import BUILD, NOTEBOOKS, notebook_paths
+
 from . import page_js as js
 from .lab_harness import CHROMIUM, CHROMIUM_ARGS, LabServer
 
-HERE = Path(__file__).resolve().parent
-
-ROOT = HERE.parent.parent
-NOTEBOOKS = ROOT / "notebooks"
-ARTIFACTS = ROOT / "build" / "browser"
+ARTIFACTS = BUILD / "browser"
 EXPLORER_CALL = re.compile(r"\b([A-Z]\w*Explorer)\s*\(")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
-# generous, bounded waits (2 cores shared with other test runs)
-APP_TIMEOUT_MS = 90_000
-KERNEL_TIMEOUT_MS = 90_000
-RUN_ALL_TIMEOUT_MS = 180_000
-SETTLE_TIMEOUT_MS = 60_000
-STEP_TIMEOUT_MS = 30_000
+# generous, bounded waits: `make test` runs this suite side by side with the unit tests and nbval on 2 cores, so a
+# server start or a Run All may take several times longer than alone. They bound a hang; they assert no speed.
+SERVER_START_TIMEOUT_S = 300
+APP_TIMEOUT_MS = 180_000
+KERNEL_TIMEOUT_MS = 180_000
+RUN_ALL_TIMEOUT_MS = 300_000
+SETTLE_TIMEOUT_MS = 180_000
+STEP_TIMEOUT_MS = 60_000
 
 
 # --- discovery (collection time, no browser needed) -------------------------------------------------------------
 
+
 def notebook_stems() -> list[str]:
-    return [p.stem for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))]
+    return [p.stem for p in notebook_paths()]
 
 
 def explorers_in(stem: str) -> list[tuple[str, int]]:
@@ -64,13 +65,15 @@ def pytest_generate_tests(metafunc):
     explorer tests, so each notebook is opened and run once."""
     if "explorer" in metafunc.fixturenames:
         pairs = [(stem, name) for stem in notebook_stems() for name, _ in explorers_in(stem)]
-        metafunc.parametrize(("notebook", "explorer"), pairs, indirect=["notebook"], scope="module",
-                             ids=[f"{s}-{n}" for s, n in pairs])
+        metafunc.parametrize(
+            ("notebook", "explorer"), pairs, indirect=["notebook"], scope="module", ids=[f"{s}-{n}" for s, n in pairs]
+        )
     elif "notebook" in metafunc.fixturenames:
         metafunc.parametrize("notebook", notebook_stems(), indirect=True, scope="module")
 
 
 # --- the session: server, browser, report -----------------------------------------------------------------------
+
 
 @dataclass
 class Report:
@@ -88,8 +91,7 @@ class Report:
             **extra,
         }
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n",
-                                               encoding="utf-8")
+        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 @dataclass
@@ -97,8 +99,8 @@ class Session:
     server: LabServer
     page: object
     report: Report
-    external: list = field(default_factory=list)   # every blocked request to anything but the local server
-    console: list = field(default_factory=list)    # console errors and uncaught page errors
+    external: list = field(default_factory=list)  # every blocked request to anything but the local server
+    console: list = field(default_factory=list)  # console errors and uncaught page errors
 
     def mark(self) -> tuple[int, int]:
         return len(self.external), len(self.console)
@@ -115,8 +117,9 @@ def lab(request):
     if not _selected(request.config):
         pytest.skip("browser tests run only when selected: `make test-browser` or `pytest -m browser`")
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the "
-                    "browser tests")
+        pytest.skip(
+            f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser tests"
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -130,11 +133,10 @@ def lab(request):
     server = pw = browser = None
     teardown: dict = {}
     try:
-        server = LabServer.start(base, NOTEBOOKS)
+        server = LabServer.start(base, NOTEBOOKS, timeout=SERVER_START_TIMEOUT_S)
         teardown["server_start_s"] = round(time.monotonic() - report.started, 1)
         pw = sync_playwright().start()
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env=server.env,
-                                     headless=True)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env=server.env, headless=True)
         context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
         session = Session(server=server, page=None, report=report)
         local = server.url + "/"
@@ -149,8 +151,9 @@ def lab(request):
 
         context.route("**/*", route)
         page = context.new_page()
-        page.on("console", lambda m: session.console.append(f"console.{m.type}: {m.text}")
-                if m.type == "error" else None)
+        page.on(
+            "console", lambda m: session.console.append(f"console.{m.type}: {m.text}") if m.type == "error" else None
+        )
         page.on("pageerror", lambda e: session.console.append(f"page error: {e}"))
         page.set_default_timeout(STEP_TIMEOUT_MS)
         session.page = page
@@ -172,6 +175,7 @@ def lab(request):
 
 
 # --- one notebook: open, Run All, check, screenshot --------------------------------------------------------------
+
 
 @dataclass
 class OpenNotebook:
@@ -229,7 +233,8 @@ def screenshot(page, path: Path, content_height: int) -> None:
     page.set_viewport_size({"width": original["width"], "height": height})
     try:
         page.wait_for_function(
-            "() => [...document.querySelectorAll('.jp-Notebook img')].every(i => i.complete)", timeout=10_000)
+            "() => [...document.querySelectorAll('.jp-Notebook img')].every(i => i.complete)", timeout=10_000
+        )
         page.evaluate(js.SCROLL_TOP)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         page.screenshot(path=str(path), full_page=True)

@@ -1,0 +1,101 @@
+"""Helpers shared by the test files: reading rendered HTML, exact references, strict warnings, notebook runs.
+
+Import them with `from helpers import ...` (tests/ is on sys.path under pytest's default import mode).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
+
+import nbformat
+import numpy as np
+import pytest
+
+from lnlib.grad import numerical_gradient
+from tools.course import NOTEBOOKS
+from tools.run_notebooks import execute
+
+# --- rendered HTML (tables of lnlib.tables, explorer outputs) -----------------------------------------------------
+
+_TD = re.compile(r"<td[^>]*>([^<]*)</td>")
+_NUMBER = re.compile(r"-?\d+\.\d+")
+
+
+def td_texts(html: str) -> list[str]:
+    """The text of every <td> in rendered HTML, stripped, in document order."""
+    return [c.strip() for c in _TD.findall(html)]
+
+
+def numbers(html: str) -> list[float]:
+    """Every <td> whose whole text is a decimal number ("-1.342", "5.000"), as floats, in document order."""
+    return [float(c) for c in td_texts(html) if _NUMBER.fullmatch(c)]
+
+
+def row_numbers(html: str, label: str) -> list[float]:
+    """The numbers of the table row whose header cell is `label`."""
+    match = re.search(r"<th [^>]*>" + re.escape(label) + r"</th>(.*?)</tr>", html, re.S)
+    assert match, f"no row {label!r}"
+    return numbers(match.group(1))
+
+
+# --- exact references ----------------------------------------------------------------------------------------------
+
+
+def exact_moments(row) -> tuple[Fraction, Fraction]:
+    """Mean and population variance of `row`, exactly (Fractions of the stored float or integer values)."""
+    values = [Fraction(int(v)) if isinstance(v, (int, np.integer)) else Fraction(float(v)) for v in row]
+    mean = sum(values, Fraction(0)) / len(values)
+    return mean, sum(((v - mean) ** 2 for v in values), Fraction(0)) / len(values)
+
+
+def numerical_jacobian(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    """J[i, j] = ∂f(x)_i / ∂x_j by central differences (lnlib.grad.numerical_gradient, one output at a time)."""
+    x = np.asarray(x, dtype=np.float64)
+    n_out = np.asarray(f(x)).size
+    return np.stack([numerical_gradient(lambda v, i=i: float(np.ravel(f(v))[i]), x, h=h).ravel() for i in range(n_out)])
+
+
+# --- warnings -------------------------------------------------------------------------------------------------------
+
+
+def strict_warnings() -> None:
+    """Inside a catch_warnings block: every warning is an error, except ResourceWarning and pytest's unraisable
+    report, which come from the garbage collector finalizing other tests' objects (kernels, sockets) at random."""
+    warnings.simplefilter("error")
+    warnings.simplefilter("default", ResourceWarning)
+    warnings.simplefilter("default", pytest.PytestUnraisableExceptionWarning)
+
+
+# --- executed notebooks ---------------------------------------------------------------------------------------------
+
+_EXECUTED: dict[str, nbformat.NotebookNode] = {}
+
+
+def code_key(nb: nbformat.NotebookNode) -> str:
+    """What a run depends on: the code cells' sources, in order (no notebook reads files, so not the folder)."""
+    return hashlib.sha256("\0".join(c.source for c in nb.cells if c.cell_type == "code").encode()).hexdigest()
+
+
+def executed(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A fresh run of `nb` (a copy; `nb` is untouched) in a kernel started in notebooks/, as nbval runs it.
+
+    One run per code per test session: a notebook and its student copy with the same code cells share one run.
+    """
+    key = code_key(nb)
+    if key not in _EXECUTED:
+        run = copy.deepcopy(nb)
+        execute(run, NOTEBOOKS)
+        _EXECUTED[key] = run
+    return copy.deepcopy(_EXECUTED[key])
+
+
+def execute_all(notebooks: list[nbformat.NotebookNode], workers: int = 2) -> None:
+    """Fill the cache for several notebooks at once, `workers` kernels side by side (threads)."""
+    todo = {code_key(nb): nb for nb in notebooks if code_key(nb) not in _EXECUTED}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(executed, todo.values()))
