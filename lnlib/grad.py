@@ -33,10 +33,10 @@ def layer_norm_backward(dy, x, gamma=None, *, eps: float = 1e-5, axis=-1):
     d = int(np.prod([arr.shape[a] for a in axes]))
     with np.errstate(all="ignore"):  # inf and NaN stay where they came from, silently
         xhat = m.xhat(x64, eps)
-        rstd = 1.0 / m.std_eps(eps)  # finite at every scale: √(σ² + ε) = hypot(σ, √ε)
         dy64 = grad.astype(np.float64)
         g = dy64 if g_param is None else dy64 * g_param
-        dx = rstd * (g - row_sums(g, axes) / d - xhat * (row_sums(g * xhat, axes) / d))
+        # ÷ √(σ² + ε) = hypot(σ, √ε), not × its reciprocal: 1/σ overflows for a subnormal σ where dx is finite
+        dx = (g - row_sums(g, axes) / d - xhat * (row_sums(g * xhat, axes) / d)) / m.std_eps(eps)
     other = tuple(a for a in range(arr.ndim) if a not in axes)
     shape = tuple(arr.shape[a] for a in axes)
     with np.errstate(all="ignore"):  # sums beyond float64 are inf; NaN stays where it came from
