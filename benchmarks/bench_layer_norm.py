@@ -4,10 +4,13 @@
     .venv/bin/python benchmarks/bench_layer_norm.py --repeat 60  # more repetitions, steadier medians
 
 The candidates are called in turn (copy, naive, lnlib, torch, copy, naive, …), so a busy moment of the machine
-slows all of them alike; each figure is the median of `--repeat` calls. Ratios are what to compare between
-machines; absolute times depend on the machine and on what else runs on it. "copy" is `x.copy()`, one read and
-one write of the array: no LayerNorm can be faster than that (the memory-bandwidth floor).
-Every candidate's result is checked against a float64 reference before timing.
+slows all of them alike; each figure is the median of `--repeat` calls, and the ratio lnlib/torch is also given
+per round (its median and its 10–90 % range: the spread). Ratios are what to compare between machines; absolute
+times depend on the machine and on what else runs on it. "copy" is `x.copy()`, one read and one write of the
+array: no LayerNorm can be faster than that (the memory-bandwidth floor).
+PyTorch gets the same number of threads as lnlib's compiled loop (numba's thread count, all cores by default:
+torch.set_num_threads), so both use the same cores. Every candidate's result is checked against a float64
+reference before timing.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import time
 
 import numpy as np
 
-import lnlib  # the course's package, installed by binder/requirements.txt (-e .)
-from lnlib import numerics
+import lnlib  # the course's package (make installs it into .venv)
+from lnlib import _fast
 from lnlib.numerics import naive_layer_norm
 
 SHAPES = ((32, 512, 768), (8, 128, 768))
@@ -60,17 +64,50 @@ def check(funcs, x, gamma, beta) -> dict[str, float]:
     return errors
 
 
+def timed_rounds(funcs, repeat: int) -> dict[str, np.ndarray]:
+    """Seconds per call of every candidate, `repeat` rounds, calls interleaved a, b, c, a, … after one warm-up."""
+    for f in funcs.values():
+        f()  # warm-up (numba loads the compiled loop from its cache, or compiles it once)
+    times = {name: [] for name in funcs}
+    for _ in range(repeat):
+        for name, f in funcs.items():
+            start = time.perf_counter()
+            f()
+            times[name].append(time.perf_counter() - start)
+    return {name: np.array(ts) for name, ts in times.items()}
+
+
+def lnlib_threads() -> int:
+    """The threads lnlib's compiled loop runs on (numba's default: every core), 1 without numba."""
+    if not _fast.available():
+        return 1
+    import numba
+
+    return numba.get_num_threads()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30, help="calls per candidate (default 30)")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
-    print(f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}"
-          f"{f' ({torch.get_num_threads()} threads)' if torch else ''}, lnlib {lnlib.__version__}, "
-          f"{os.cpu_count()} cores, {platform.machine()}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '-')}")
-    print(f"median of {args.repeat} interleaved calls; ratio = time / time of the named candidate\n")
-    header = f"{'shape':<16} {'dtype':<8} {'copy ms':>8} {'naive ms':>9} {'lnlib ms':>9} {'torch ms':>9}" \
-             f" {'lnlib/torch':>12} {'lnlib/copy':>11} {'torch/copy':>11} {'naive/lnlib':>12}  max |error|"
+    threads = lnlib_threads()
+    if torch is not None:
+        torch.set_num_threads(threads)  # the same cores for both
+    print(
+        f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}"
+        f"{f' ({torch.get_num_threads()} threads)' if torch else ''}, lnlib {lnlib.__version__} "
+        f"({threads} threads), {os.cpu_count()} cores, {platform.machine()}, "
+        f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '-')}"
+    )
+    print(
+        f"median of {args.repeat} interleaved calls; ratio = time / time of the named candidate; "
+        f"lnlib/torch per round: median [10 %–90 %]\n"
+    )
+    header = (
+        f"{'shape':<16} {'dtype':<8} {'copy ms':>8} {'naive ms':>9} {'lnlib ms':>9} {'torch ms':>9}"
+        f" {'lnlib/torch':>20} {'lnlib/copy':>11} {'torch/copy':>11} {'naive/lnlib':>12}  max |error|"
+    )
     print(header)
     print("-" * len(header))
     for shape in SHAPES:
@@ -80,15 +117,24 @@ def main(argv=None) -> int:
             beta = rng.standard_normal(shape[-1]).astype(dtype)
             funcs = candidates(x, gamma, beta)
             errors = check(funcs, x, gamma, beta)
-            t = numerics.interleaved_medians(funcs, args.repeat)
+            rounds = timed_rounds(funcs, args.repeat)
+            t = {k: float(np.median(v)) for k, v in rounds.items()}
             ms = {k: f"{v * 1e3:.2f}" for k, v in t.items()}
             torch_ms = ms.get("torch", "-")
-            r_torch = f"{t['lnlib'] / t['torch']:.2f}" if "torch" in t else "-"
+            if "torch" in t:
+                per_round = rounds["lnlib"] / rounds["torch"]
+                lo, mid, hi = np.percentile(per_round, [10, 50, 90])
+                r_torch = f"{mid:.2f} [{lo:.2f}–{hi:.2f}]"
+            else:
+                r_torch = "-"
             r_tcopy = f"{t['torch'] / t['copy']:.2f}" if "torch" in t else "-"
             err = ", ".join(f"{k} {v:.0e}" for k, v in errors.items())
-            print(f"{str(shape):<16} {np.dtype(dtype).name:<8} {ms['copy']:>8} {ms['naive numpy']:>9} {ms['lnlib']:>9}"
-                  f" {torch_ms:>9} {r_torch:>12} {t['lnlib'] / t['copy']:>11.2f} {r_tcopy:>11}"
-                  f" {t['naive numpy'] / t['lnlib']:>12.2f}  {err}", flush=True)
+            print(
+                f"{str(shape):<16} {np.dtype(dtype).name:<8} {ms['copy']:>8} {ms['naive numpy']:>9} {ms['lnlib']:>9}"
+                f" {torch_ms:>9} {r_torch:>20} {t['lnlib'] / t['copy']:>11.2f} {r_tcopy:>11}"
+                f" {t['naive numpy'] / t['lnlib']:>12.2f}  {err}",
+                flush=True,
+            )
     return 0
 
 

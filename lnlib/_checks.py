@@ -13,8 +13,8 @@ def as_real_array(value, name: str, *, min_ndim: int = 1) -> np.ndarray:
     """Return `value` as a float array (float16/32/64 kept, everything else float64), or raise clearly."""
     if value is None:
         raise TypeError(f"{name}: expected an array of real numbers, got None")
-    if isinstance(value, str | bytes):
-        raise TypeError(f"{name}: expected an array of real numbers, got a string {value!r:.40}")
+    if isinstance(value, str | bytes | bytearray | memoryview):  # never read text or raw bytes as numbers
+        raise TypeError(f"{name}: expected an array of real numbers, got {type(value).__name__} {value!r:.40}")
     if isinstance(value, np.ma.MaskedArray):  # np.asarray would silently drop the mask
         raise TypeError(f"{name}: expected a plain array, got a masked array; fill or drop the masked values first")
     try:
@@ -59,14 +59,23 @@ def normalized_axes(axis, ndim: int, name: str = "axis") -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def check_nonnegative(value, name: str) -> float:
+    """A finite real number ≥ 0 (ε, momentum), as a float; ints beyond float64 (10**400) are refused by name."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number ≥ 0, got {value!r:.60}")
+    try:
+        result = float(value)
+    except OverflowError:
+        got = f"{str(value)[:8]}…"
+        raise ValueError(f"{name}: expected a finite number ≥ 0, got a number too large for float64 ({got})") from None
+    if not np.isfinite(result) or result < 0:
+        raise ValueError(f"{name}: expected a finite number ≥ 0, got {value!r}")
+    return result
+
+
 def check_eps(eps, name: str = "eps") -> float:
     """ε must be a finite real number ≥ 0."""
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
-        raise TypeError(f"{name}: expected a real number ≥ 0, got {eps!r}")
-    value = float(eps)
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name}: expected a finite number ≥ 0, got {eps!r}")
-    return value
+    return check_nonnegative(eps, name)
 
 
 def check_nonempty(x: np.ndarray, axes: tuple[int, ...], name: str = "x") -> None:

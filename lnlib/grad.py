@@ -5,10 +5,12 @@ Introduced in notebook 12.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ._checks import as_real_array, check_eps, check_nonempty, normalized_axes, param_array, result_dtype
-from ._stats import moments, to_dtype
+from ._stats import moments, row_sums, to_dtype
 
 
 def layer_norm_backward(dy, x, gamma=None, *, eps: float = 1e-5, axis=-1):
@@ -28,12 +30,13 @@ def layer_norm_backward(dy, x, gamma=None, *, eps: float = 1e-5, axis=-1):
     dtype = result_dtype(arr, grad, g_param)
     m = moments(arr, axes)
     x64 = arr.astype(np.float64)
-    with np.errstate(all="ignore"):
+    d = int(np.prod([arr.shape[a] for a in axes]))
+    with np.errstate(all="ignore"):  # inf and NaN stay where they came from, silently
         xhat = m.xhat(x64, eps)
-        rstd = 1.0 / m.std_eps(eps)
         dy64 = grad.astype(np.float64)
         g = dy64 if g_param is None else dy64 * g_param
-        dx = rstd * (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True))
+        # ÷ √(σ² + ε) = hypot(σ, √ε), not × its reciprocal: 1/σ overflows for a subnormal σ where dx is finite
+        dx = (g - row_sums(g, axes) / d - xhat * (row_sums(g * xhat, axes) / d)) / m.std_eps(eps)
     other = tuple(a for a in range(arr.ndim) if a not in axes)
     shape = tuple(arr.shape[a] for a in axes)
     with np.errstate(all="ignore"):  # sums beyond float64 are inf; NaN stays where it came from
@@ -47,19 +50,35 @@ def numerical_gradient(f, x, h: float = 1e-6) -> np.ndarray:
     if not callable(f):
         raise TypeError(f"f: expected a function of x returning a number, got {type(f).__name__}")
     arr = as_real_array(x, "x").astype(np.float64)
-    if isinstance(h, bool) or not (isinstance(h, int | float) and np.isfinite(h) and h > 0):
+    if isinstance(h, bool) or not isinstance(h, numbers.Real):
+        raise TypeError(f"h: expected a real number > 0, got {h!r:.40}")
+    try:
+        h = float(h)
+    except OverflowError:
+        h = float("inf")
+    if not (np.isfinite(h) and h > 0):
         raise ValueError(f"h: expected a finite step > 0, got {h!r}")
     grad = np.zeros_like(arr)
     flat, out = arr.reshape(-1), grad.reshape(-1)
     for i in range(flat.size):
         old = flat[i]
         flat[i] = old + h
-        up = float(f(arr))
+        up = _scalar_value(f(arr))
         flat[i] = old - h
-        down = float(f(arr))
+        down = _scalar_value(f(arr))
         flat[i] = old
         out[i] = (up - down) / (2 * h)
     return grad
+
+
+def _scalar_value(value) -> float:
+    """f(x) must be one real number (a loss); a vector or a string gets an error naming f."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iufb":
+        raise TypeError(f"f: expected f(x) to return a real number, got {type(value).__name__} {value!r:.40}")
+    if arr.size != 1:
+        raise ValueError(f"f: expected f(x) to return one number (a scalar loss), got an array of shape {arr.shape}")
+    return float(arr.reshape(()))
 
 
 def layer_norm_jacobian(x, gamma=None, *, eps: float = 1e-5) -> np.ndarray:

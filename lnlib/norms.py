@@ -9,18 +9,24 @@ from __future__ import annotations
 import numpy as np
 
 from . import _fast
-from ._checks import as_real_array, check_eps, check_nonempty, normalized_axes, param_array, result_dtype
-from ._stats import moments, to_dtype
+from ._checks import (
+    as_real_array,
+    check_eps,
+    check_nonempty,
+    check_nonnegative,
+    normalized_axes,
+    param_array,
+    result_dtype,
+)
+from ._stats import affine, moments, to_dtype
 
 
-def _affine(xhat64: np.ndarray, dtype, gamma, beta) -> np.ndarray:
-    out = to_dtype(xhat64, dtype)
-    with np.errstate(over="ignore"):  # γ·x̂ + β beyond the float range is inf, silently (the honest value)
-        if gamma is not None:
-            out = out * gamma
-        if beta is not None:
-            out = out + beta
-    return out.astype(result_dtype(out, gamma, beta), copy=False)
+def _output(xhat64: np.ndarray, x: np.ndarray, gamma, beta, dtype=None) -> np.ndarray:
+    """γ·x̂ + β in float64 (γ = 1, β = 0 when None, as in the compiled loop), rounded once to the result dtype
+    (the widest of x, γ, β unless `dtype` is given)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond the float range is inf, silently (honest)
+        y = affine(xhat64, 1.0 if gamma is None else gamma, 0.0 if beta is None else beta)
+    return to_dtype(y, result_dtype(x, gamma, beta) if dtype is None else dtype)
 
 
 def standardize(x, axis, eps: float = 1e-5) -> np.ndarray:
@@ -45,7 +51,7 @@ def layer_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=-1) -> np.nd
     b = param_array(beta, arr, axes, "beta")
     if _fast.applies(arr, axes):  # big float32/float64 input over trailing axes: compiled loop (lnlib/_fast.py)
         return _fast.layer_norm_trailing(arr, len(axes), g, b, eps, result_dtype(arr, g, b))
-    return _affine(moments(arr, axes).xhat(arr, eps), arr.dtype, g, b)
+    return _output(moments(arr, axes).xhat(arr, eps), arr, g, b)
 
 
 def batch_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=0) -> np.ndarray:
@@ -61,7 +67,7 @@ def batch_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=0) -> np.nda
     feature_axes = tuple(a for a in range(arr.ndim) if a not in batch_axes)
     g = param_array(gamma, arr, feature_axes, "gamma") if feature_axes else _scalar_param(gamma, "gamma")
     b = param_array(beta, arr, feature_axes, "beta") if feature_axes else _scalar_param(beta, "beta")
-    return _affine(moments(arr, batch_axes).xhat(arr, eps), arr.dtype, g, b)
+    return _output(moments(arr, batch_axes).xhat(arr, eps), arr, g, b)
 
 
 def _scalar_param(value, name):
@@ -88,6 +94,9 @@ class BatchNorm:
     Training mode normalizes with the biased batch variance and updates the running statistics with
     new = (1 − momentum)·old + momentum·batch, using the UNBIASED batch variance (PyTorch's convention).
     Eval mode normalizes with the running statistics.
+
+    `gamma`, `beta`, `running_mean` and `running_var` may be reassigned (lists are fine): every call checks them
+    first (shape (C,), finite, running_var ≥ 0 or +inf) and names the attribute; a call that fails changes nothing.
     """
 
     def __init__(self, num_features: int, *, eps: float = 1e-5, momentum: float = 0.1):
@@ -96,7 +105,7 @@ class BatchNorm:
         if num_features < 1:
             raise ValueError(f"num_features: expected a positive int, got {num_features!r}")
         self.eps = check_eps(eps)
-        momentum = check_eps(momentum, "momentum")
+        momentum = check_nonnegative(momentum, "momentum")
         if momentum > 1:
             raise ValueError(f"momentum: expected a number in [0, 1], got {momentum!r}")
         self.num_features = int(num_features)
@@ -122,29 +131,38 @@ class BatchNorm:
                 f"x: expected shape (N, {self.num_features}) or (N, T, {self.num_features}), got {arr.shape}"
             )
         batch_axes = tuple(range(arr.ndim - 1))
-        check_nonempty(arr, batch_axes)
-        gamma, beta = to_dtype(self._param("gamma"), arr.dtype), to_dtype(self._param("beta"), arr.dtype)
+        gamma, beta = self._param("gamma"), self._param("beta")
+        running_mean, running_var = self._param("running_mean"), self._param("running_var", allow_inf=True)
+        if np.any(running_var < 0):
+            raise ValueError(f"running_var: a variance cannot be negative, got {running_var.tolist()}")
         if not self.training:
-            running_mean, running_var = self._param("running_mean"), self._param("running_var")
-            with np.errstate(all="ignore"):
+            if arr.size == 0:
+                raise ValueError(f"x: got an empty batch of shape {arr.shape}; there is nothing to normalize")
+            with np.errstate(over="ignore", invalid="ignore"):
                 xhat = (arr - running_mean) / np.sqrt(running_var + self.eps)
-            return _affine(xhat, arr.dtype, gamma, beta)
+            return _output(xhat, arr, gamma, beta, arr.dtype)  # the module's float64 γ, β keep x's dtype
+        check_nonempty(arr, batch_axes)
         _check_batch_size(arr, batch_axes)
         m = moments(arr, batch_axes)
         n = int(np.prod([arr.shape[a] for a in batch_axes]))
-        with np.errstate(over="ignore"):  # a variance beyond float64 (|x| ~ 1e308) is inf, silently
-            batch_mean = m.mu().reshape(-1)
-            batch_var = m.variance().reshape(-1)
-            self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * batch_mean
-            self.running_var = (1 - self.momentum) * self.running_var + self.momentum * batch_var * n / (n - 1)
-        return _affine(m.xhat(arr, self.eps), arr.dtype, gamma, beta)
+        y = _output(m.xhat(arr, self.eps), arr, gamma, beta, arr.dtype)
+        with np.errstate(over="ignore", invalid="ignore"):  # a variance beyond float64 (|x| ~ 1e308) is inf, silently
+            new_mean = (1 - self.momentum) * running_mean + self.momentum * m.mu().reshape(-1)
+            new_var = (1 - self.momentum) * running_var + self.momentum * m.variance().reshape(-1) * n / (n - 1)
+        self.running_mean, self.running_var = new_mean, new_var  # only now: a failed call leaves the module as it was
+        return y
 
-    def _param(self, name: str) -> np.ndarray:
-        """γ, β or a running statistic as currently set on the module (a learner may assign a list): checked."""
+    def _param(self, name: str, *, allow_inf: bool = False) -> np.ndarray:
+        """γ, β or a running statistic as currently set on the module (a learner may assign a list): checked.
+
+        running_var may be +inf: the honest running variance of data beyond float64 (|x| ~ 1e154 and more).
+        """
         arr = as_real_array(getattr(self, name), name, min_ndim=0)
         if arr.shape != (self.num_features,):
             raise ValueError(f"{name}: expected shape ({self.num_features},), one value per feature, got {arr.shape}")
-        return arr
+        if np.any(np.isnan(arr)) or not (allow_inf or np.all(np.isfinite(arr))) or np.any(arr == -np.inf):
+            raise ValueError(f"{name}: expected finite numbers, got {arr.tolist()}")
+        return arr.astype(np.float64)
 
     def __repr__(self) -> str:
         mode = "train" if self.training else "eval"
@@ -158,10 +176,5 @@ def rms_norm(x, gamma=None, *, eps: float = 1e-6, axis=-1) -> np.ndarray:
     axes = normalized_axes(axis, arr.ndim)
     check_nonempty(arr, axes)
     g = param_array(gamma, arr, axes, "gamma")
-    x64 = arr.astype(np.float64)
-    with np.errstate(all="ignore"):
-        peak = np.max(np.abs(x64), axis=axes, keepdims=True)
-        s = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)  # scale first: x² may overflow float64
-        xs = x64 / s
-        out = xs / np.sqrt(np.mean(xs * xs, axis=axes, keepdims=True) + eps / s / s)  # not s·s: it underflows
-    return _affine(out, arr.dtype, g, None)
+    # the mean square with LayerNorm's rescaling (x² would overflow or underflow at the ends of the range)
+    return _output(moments(arr, axes, center=False).xhat(arr, eps), arr, g, None)

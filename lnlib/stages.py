@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _stats
 from ._checks import as_real_array, check_eps, check_nonempty, param_array, result_dtype
 from ._stats import moments, to_dtype
 
@@ -32,7 +33,7 @@ def center(x) -> np.ndarray:
     """x − μ: each row shifted so that it averages 0 (same shape as x)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
-    with np.errstate(all="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         return to_dtype(m.scale * m.centered(arr.astype(np.float64)), arr.dtype)
 
 
@@ -62,14 +63,9 @@ def affine(x_hat, gamma=None, beta=None) -> np.ndarray:
     arr, axes = _prepare(x_hat, "x_hat")
     g = param_array(gamma, arr, axes, "gamma")
     b = param_array(beta, arr, axes, "beta")
-    dtype = result_dtype(arr, g, b)
-    out = arr.astype(dtype)  # a copy: the input is never touched
-    with np.errstate(over="ignore"):  # beyond the float range is inf, silently (the honest value)
-        if g is not None:
-            out = out * g
-        if b is not None:
-            out = out + b
-    return out.astype(dtype, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond the float range is inf, silently (the honest value)
+        y = _stats.affine(arr.astype(np.float64), 1.0 if g is None else g, 0.0 if b is None else b)
+    return to_dtype(y, result_dtype(arr, g, b))  # computed in float64, rounded once
 
 
 @dataclass(frozen=True)
@@ -102,23 +98,19 @@ def layer_norm_steps(x, gamma=None, beta=None, eps: float = 1e-5) -> LayerNormSt
     out_dtype = result_dtype(arr, g, b)
     m = moments(arr, axes)
     x64 = arr.astype(np.float64)
-    with np.errstate(all="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         centered = m.scale * m.centered(x64)
-        var = m.variance()
-        std_eps = m.std_eps(eps)
-        normalized = m.xhat(x64, eps)
-    normalized = to_dtype(normalized, dtype)
-    with np.errstate(over="ignore"):
-        output = (normalized * g + b).astype(out_dtype, copy=False)
+        xhat = m.xhat(x64, eps)
+        output = to_dtype(_stats.affine(xhat, g, b), out_dtype)  # the bits of layer_norm(x, γ, β)
     return LayerNormSteps(
         x=arr.copy(),
         eps=eps,
         mean=to_dtype(m.mu()[..., 0], dtype),
         centered=to_dtype(centered, dtype),
-        variance=to_dtype(var[..., 0], dtype),
+        variance=to_dtype(m.variance()[..., 0], dtype),
         std=to_dtype(m.sigma()[..., 0], dtype),
-        std_eps=to_dtype(std_eps[..., 0], dtype),
-        normalized=normalized,
+        std_eps=to_dtype(m.std_eps(eps)[..., 0], dtype),
+        normalized=to_dtype(xhat, dtype),
         gamma=np.array(g, copy=True),
         beta=np.array(b, copy=True),
         output=output,

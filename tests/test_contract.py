@@ -39,6 +39,10 @@ BAD = [
     ("ln-x-masked", lambda: lnlib.layer_norm(np.ma.array(V, mask=[0, 1, 0])), TypeError, "x:"),
     ("ln-x-datetime", lambda: lnlib.layer_norm(np.array(["2024-01-01"], "datetime64[D]")), TypeError, "x:"),
     ("ln-x-dict", lambda: lnlib.layer_norm({"a": 1.0}), TypeError, "x:"),
+    ("ln-x-bytes", lambda: lnlib.layer_norm(b"\x01\x02\x03"), TypeError, "x:"),
+    ("ln-x-bytearray", lambda: lnlib.layer_norm(bytearray(b"\x01\x02\x03")), TypeError, "x:"),
+    ("ln-x-memoryview", lambda: lnlib.layer_norm(memoryview(b"\x01\x02\x03")), TypeError, "x:"),
+    ("ln-eps-beyond-float64", lambda: lnlib.layer_norm(V, eps=10**400), ValueError, "eps:"),
     # layer_norm: eps, axis, gamma, beta
     ("ln-eps-negative", lambda: lnlib.layer_norm(V, eps=-1e-5), ValueError, "eps:"),
     ("ln-eps-nan", lambda: lnlib.layer_norm(V, eps=float("nan")), ValueError, "eps:"),
@@ -83,6 +87,8 @@ BAD = [
     ("BatchNorm-features-float", lambda: bn(3.0), TypeError, "num_features:"),
     ("BatchNorm-features-bool", lambda: bn(True), TypeError, "num_features:"),
     ("BatchNorm-momentum", lambda: bn(3, momentum=1.5), ValueError, "momentum:"),
+    ("BatchNorm-momentum-beyond-float64", lambda: bn(3, momentum=10**400), ValueError, "momentum:"),
+    ("BatchNorm-eps-beyond-float64", lambda: bn(3, eps=10**400), ValueError, "eps:"),
     ("BatchNorm-eps", lambda: bn(3, eps=-1.0), ValueError, "eps:"),
     # BatchNorm: call
     ("BatchNorm-train-one-row", lambda: bn(3)(np.ones((1, 3))), ValueError, "x: training-mode"),
@@ -93,6 +99,15 @@ BAD = [
     ("BatchNorm-text", lambda: bn(3)([["a", "b", "c"]]), TypeError, "x:"),
     ("BatchNorm-gamma-assigned", lambda: _with(bn(3), gamma=[1.0, 2.0])(M), ValueError, "gamma:"),
     ("BatchNorm-running-var-assigned", lambda: _with(bn(3).eval(), running_var="1")(M), TypeError, "running_var:"),
+    ("BatchNorm-running-mean-short", lambda: _with(bn(3), running_mean=np.zeros(1))(M), ValueError, "running_mean:"),
+    ("BatchNorm-running-mean-2d", lambda: _with(bn(3), running_mean=np.zeros((2, 3)))(M), ValueError,
+     "running_mean:"),
+    ("BatchNorm-running-var-negative", lambda: _with(bn(3).eval(), running_var=[1.0, -1.0, 1.0])(M), ValueError,
+     "running_var:"),
+    ("BatchNorm-running-mean-nan", lambda: _with(bn(3), running_mean=[0.0, np.nan, 0.0])(M), ValueError,
+     "running_mean:"),
+    ("BatchNorm-beta-inf", lambda: _with(bn(3), beta=[0.0, np.inf, 0.0])(M), ValueError, "beta:"),
+    ("BatchNorm-eval-empty", lambda: bn(3).eval()(np.zeros((0, 3))), ValueError, "x: got an empty batch"),
     # rms_norm
     ("rms_norm-gamma-shape", lambda: lnlib.rms_norm(V, gamma=[1.0, 2.0]), ValueError, "gamma:"),
     ("rms_norm-eps-negative", lambda: lnlib.rms_norm(V, eps=-1.0), ValueError, "eps:"),
@@ -105,6 +120,13 @@ BAD = [
     ("backward-x-complex", lambda: lnlib.layer_norm_backward(V, [1j, 2, 3]), TypeError, "x:"),
     ("numerical_gradient-f", lambda: numerical_gradient(None, V), TypeError, "f:"),
     ("numerical_gradient-h", lambda: numerical_gradient(np.sum, V, h=0.0), ValueError, "h:"),
+    ("numerical_gradient-h-str", lambda: numerical_gradient(np.sum, V, h="1e-6"), TypeError, "h:"),
+    ("numerical_gradient-h-inf", lambda: numerical_gradient(np.sum, V, h=10**400), ValueError, "h:"),
+    ("numerical_gradient-f-vector", lambda: numerical_gradient(lambda a: a * 2, V), ValueError, "f:"),
+    ("numerical_gradient-f-text", lambda: numerical_gradient(lambda a: "loss", V), TypeError, "f:"),
+    ("rms_norm-eps-beyond-float64", lambda: lnlib.rms_norm(V, eps=10**400), ValueError, "eps:"),
+    ("backward-eps-beyond-float64", lambda: lnlib.layer_norm_backward(V, V, eps=10**400), ValueError, "eps:"),
+    ("steps-x-memoryview", lambda: lnlib.layer_norm_steps(memoryview(b"abc")), TypeError, "x:"),
     # check
     ("check-name-int", lambda: lnlib.check(3, 5), TypeError, "name:"),
     ("check-name-unknown", lambda: lnlib.check("99.nope", 5), ValueError, "name:"),
@@ -157,6 +179,53 @@ def test_a_refused_batch_leaves_the_running_statistics_alone():
             module(bad)
     np.testing.assert_array_equal(module.running_mean, mean)
     np.testing.assert_array_equal(module.running_var, var)
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value"),
+    [("running_mean", np.zeros(1)), ("running_mean", np.zeros((2, 3))), ("running_var", [1.0, 1.0]),
+     ("running_var", [1.0, -2.0, 1.0]), ("running_var", [1.0, np.nan, 1.0]), ("gamma", [1.0, 2.0]),
+     ("beta", "abc")],
+)
+@pytest.mark.parametrize("mode", ["train", "eval"])
+def test_a_bad_module_state_is_refused_before_any_update(attribute, value, mode):
+    """Issue 11, item 5: every attribute is checked before the running statistics change; the error names it."""
+    module = lnlib.BatchNorm(3)
+    module(M)
+    getattr(module, mode)()
+    setattr(module, attribute, value)
+    names = ("running_mean", "running_var", "gamma", "beta")
+    before = {name: repr(getattr(module, name)) for name in names}  # repr: NaN compares equal to itself
+    with pytest.raises((ValueError, TypeError), match=f"^{attribute}:"):
+        module(M)
+    assert {name: repr(getattr(module, name)) for name in names} == before
+
+
+def test_lists_are_fine_module_state():
+    """A learner may assign lists (notebook 08 invites it): used as they are, in both modes."""
+    module = lnlib.BatchNorm(3)
+    module.running_mean, module.running_var = [0.0, 1.0, 2.0], [1.0, 1.0, 1.0]
+    module.gamma, module.beta = [1.0, 2.0, 3.0], [0.0, 0.0, 1.0]
+    y = module(M)
+    np.testing.assert_allclose(module.running_mean, 0.9 * np.array([0.0, 1.0, 2.0]) + 0.1 * M.mean(0))
+    assert y.shape == M.shape
+    want = (M - [0.0, 1.0, 2.0]) / np.sqrt(1 + 1e-5) * [1.0, 2.0, 3.0] + [0.0, 0.0, 1.0]
+    module.running_mean, module.running_var = [0.0, 1.0, 2.0], [1.0, 1.0, 1.0]
+    np.testing.assert_allclose(module.eval()(M), want, rtol=1e-12)
+
+
+def test_the_eval_message_for_an_empty_batch():
+    with pytest.raises(ValueError) as info:
+        lnlib.BatchNorm(3).eval()(np.zeros((0, 3)))
+    assert "nothing to average" not in str(info.value)
+
+
+def test_numerical_gradient_takes_any_real_step():
+    """h = np.float32(1e-3) is a valid step (refused before issue 11, item 7)."""
+    grad = numerical_gradient(lambda a: float(np.sum(a**2)), [1.0, -2.0], h=np.float32(1e-3))
+    np.testing.assert_allclose(grad, [2.0, -4.0], rtol=1e-6)
+    grad = numerical_gradient(lambda a: np.sum(a**2, keepdims=True), [1.0, -2.0], h=np.int64(1))
+    np.testing.assert_allclose(grad, [2.0, -4.0], rtol=1e-12)
 
 
 def test_a_bad_name_prints_nothing(capsys):
