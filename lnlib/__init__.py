@@ -4,8 +4,10 @@ lnlib computes every stage of LayerNorm; `lnlib.tables` and `lnlib.plots` render
 `lnlib.widgets` wires controls to the same functions; the notebooks narrate. See DESIGN.md §2.
 """
 
+from . import training
 from .data import TOKEN_MATRIX, TOKENS
 from .exercises import check
+from .exercises_training import check_function  # notebook 15's code exercises (see that module)
 from .grad import layer_norm_backward, layer_norm_jacobian, numerical_gradient
 from .norms import BatchNorm, batch_norm, layer_norm, rms_norm, standardize
 from .stages import LayerNormSteps, affine, center, layer_norm_steps, mean, normalize, std, variance
@@ -30,6 +32,8 @@ __all__ = [
     "numerical_gradient",
     "layer_norm_jacobian",
     "check",
+    "check_function",
+    "training",
 ]
 
 __version__ = "0.1.0"
