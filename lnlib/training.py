@@ -9,8 +9,10 @@ Two experiments, each deterministic for a seed (numpy only, every backward pass 
   Pre-LN or no LayerNorm) → linear head, trained to REVERSE a sequence of 6 random digits.
 
 Both use Adam with an optional linear learning-rate warm-up, minimize the mean softmax cross-entropy and report
-one loss and one global gradient norm per step. A run DIVERGES when a loss or gradient norm is not finite or a loss
-exceeds BLOWUP × the first step's loss; training stops at that step (its loss is the last one recorded).
+one loss and one global gradient norm per step. A run DIVERGES when a loss or gradient norm is not finite or the
+loss blows up: it exceeds BLOWUP (3) × where it started — during the first 10 steps each loss is compared with the
+first one, later the mean of the last 10 losses with the mean of the first 10. Training stops at that step (its loss
+is the last one recorded).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from . import transformer as tf
 
 NORMS = ("none", "layer", "batch", "rms")
 FORMS = ("post", "pre", "none")
-BLOWUP = 3.0  # a loss above BLOWUP × the first loss counts as diverged
+BLOWUP, WINDOW = 3.0, 10  # diverged: the loss (mean of WINDOW steps) above BLOWUP × its start (see _blown_up)
 LN_EPS, RMS_EPS = 1e-5, 1e-6
 CLASSES, POINTS = 3, 600  # the spiral: 3 classes, 600 training and 600 held-out points
 DIGITS, LENGTH = 10, 6  # the sequence task: reverse 6 digits (0-9)
@@ -197,7 +199,7 @@ class Run:
 
     losses: np.ndarray  # training loss of every step run
     grad_norms: np.ndarray  # global gradient norm of every step run
-    diverged: bool  # stopped early: non-finite loss or gradient, or loss > BLOWUP × first loss
+    diverged: bool  # stopped early: non-finite loss or gradient, or a blow-up (see the module docstring)
     lrs: np.ndarray  # learning rate used at every step (after warm-up)
     test_accuracy: float  # accuracy on held-out data after training (nan if diverged)
     snapshots: dict[int, Snapshot] = field(default_factory=dict)  # MLP only: per-layer signals at recorded steps
@@ -511,7 +513,7 @@ def _train(step_fn, opt: Adam, lr: float, steps: int, warmup_steps: int, record,
         losses.append(loss)
         norms.append(gnorm)
         lrs.append(lr_now)
-        if not (math.isfinite(loss) and math.isfinite(gnorm)) or loss > BLOWUP * losses[0]:
+        if not (math.isfinite(loss) and math.isfinite(gnorm)) or _blown_up(losses):
             diverged = True
             break
         if snap is not None and (step in record or (step == steps - 1 and -1 in record)):
@@ -519,6 +521,14 @@ def _train(step_fn, opt: Adam, lr: float, steps: int, warmup_steps: int, record,
         with np.errstate(all="ignore"):
             opt.step(grads, lr_now)
     return Run(np.array(losses), np.array(norms), diverged, np.array(lrs), math.nan, snapshots)
+
+
+def _blown_up(losses: list[float]) -> bool:
+    """Loss above BLOWUP × where it started: for the first WINDOW steps each loss against the first one, then the
+    mean of the last WINDOW losses against the mean of the first WINDOW (so one unlucky small batch is no blow-up)."""
+    if len(losses) <= WINDOW:
+        return losses[-1] > BLOWUP * losses[0]
+    return sum(losses[-WINDOW:]) > BLOWUP * sum(losses[:WINDOW])
 
 
 # ---------------------------------------------------------------- grids of runs (computed once, then explored)
@@ -541,3 +551,8 @@ def final_loss(run: Run, last: int = 20) -> float:
 def trains(run: Run, last: int = 20) -> bool:
     """A run 'trains' when it did not diverge and its final loss is at most half of its first loss."""
     return not run.diverged and final_loss(run, last) <= 0.5 * run.losses[0]
+
+
+def outcome(run: Run) -> str:
+    """'学会' (trains), '卡住' (no blow-up, but the loss did not halve) or '发散' (diverged), for tables."""
+    return "发散" if run.diverged else ("学会" if trains(run) else "卡住")

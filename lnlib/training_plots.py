@@ -9,7 +9,6 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .plots import use_cjk_font
-from .training import Run
 
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442")
 NAMES = {
@@ -79,7 +78,7 @@ def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
 def loss_curves(
     runs: dict, *, title: str = "", smooth: int = 10, logy: bool = True, grad_norms: bool = False, ylim=None
 ) -> Figure:
-    """Training loss against step, one line per run (a running mean over `smooth` steps); a big ✕ ends a run that
+    """Training loss against step, one line per run (a running mean over `smooth` steps); a big × ends a run that
     diverged. With grad_norms=True a second panel shows the global gradient norm of every step."""
     use_cjk_font()
     fig = Figure(figsize=(10 if grad_norms else 6.4, 3.8), layout="constrained")
@@ -167,7 +166,7 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
 
 
 def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, title: str = "") -> Figure:
-    """The loss reached at the end of training against the learning rate, one line per variant; a ✕ on the top
+    """The loss reached at the end of training against the learning rate, one line per variant; a × on the top
     edge marks a learning rate at which that variant diverged (its value is NaN)."""
     use_cjk_font()
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
@@ -186,7 +185,7 @@ def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, titl
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("学习率（对数刻度）")
-    ax.set_ylabel("最后 20 步的平均损失；✕ = 发散")
+    ax.set_ylabel("最后 20 步的平均损失；× = 发散")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     if title:
@@ -194,9 +193,9 @@ def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, titl
     return fig
 
 
-def batch_size_plot(accuracy: dict, batch_sizes, *, title: str = "") -> Figure:
-    """Held-out accuracy against the training batch size, one line per setting (e.g. LayerNorm, BatchNorm
-    evaluated with running statistics, BatchNorm evaluated one example at a time with its own statistics)."""
+def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的批量大小", title: str = "") -> Figure:
+    """Held-out accuracy against a batch size (of training or of evaluation), one line per setting (e.g. LayerNorm,
+    BatchNorm with running statistics, BatchNorm with each evaluation batch's own statistics)."""
     use_cjk_font()
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
@@ -208,7 +207,7 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, title: str = "") -> Figure:
     ax.set_xscale("log", base=2)
     ax.set_xticks(batch_sizes, [str(b) for b in batch_sizes])
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("训练时的批量大小")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("测试集准确率")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
@@ -217,7 +216,13 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, title: str = "") -> Figure:
     return fig
 
 
-def _check_run(run) -> Run:
-    if not isinstance(run, Run):
-        raise TypeError(f"run: expected an lnlib.training.Run, got {type(run).__name__}")
-    return run
+def select(grid: dict, variants, lr: float, warmup: int) -> dict:
+    """The runs of `grid` ({(variant, lr, warmup): Run}) for the chosen variants at one learning rate and warm-up,
+    keyed (variant, warmup) for the plot legend."""
+    return {(v, warmup): grid[(v, lr, warmup)] for v in variants if (v, lr, warmup) in grid}
+
+
+def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str = ""):
+    """The explorer's picture for one choice (also the notebook's static cell)."""
+    runs = select(grid, variants, lr, warmup)
+    return loss_curves(runs, grad_norms=True, title=title or f"学习率 {lr:g}，warm-up {warmup} 步")

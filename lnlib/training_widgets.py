@@ -11,7 +11,7 @@ import ipywidgets as widgets
 
 from .plots import to_png
 from .training import final_loss
-from .training_plots import label, loss_curves
+from .training_plots import explorer_figure, label, select
 
 
 def summary_html(runs: dict) -> str:
@@ -28,18 +28,6 @@ def summary_html(runs: dict) -> str:
     return "<br>".join(rows)
 
 
-def select(grid: dict, variants, lr: float, warmup: int) -> dict:
-    """The runs of `grid` ({(variant, lr, warmup): Run}) for the chosen variants at one learning rate and warm-up,
-    keyed (variant, warmup) for the plot legend."""
-    return {(v, warmup): grid[(v, lr, warmup)] for v in variants if (v, lr, warmup) in grid}
-
-
-def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str = ""):
-    """The explorer's picture for one choice (also the notebook's static cell)."""
-    runs = select(grid, variants, lr, warmup)
-    return loss_curves(runs, grad_norms=True, title=title or f"学习率 {lr:g}，warm-up {warmup} 步")
-
-
 class TrainingExplorer:
     """Controls over precomputed grids: {"MLP": mlp_grid, "Transformer": transformer_grid}, each
     {(variant, lr, warmup): Run}. Shows loss and gradient-norm curves of the chosen variants."""
@@ -49,13 +37,17 @@ class TrainingExplorer:
             raise ValueError("grids: expected at least one grid of runs")
         self.grids = grids
         first = model if model is not None else next(iter(grids))
+        variants, lrs, warmups = self._choices(first)
         self.model = widgets.ToggleButtons(options=list(grids), value=first, description="模型：")
-        self.variants = widgets.SelectMultiple(description="归一化：", rows=4)
-        self.lr = widgets.SelectionSlider(description="学习率：", continuous_update=False)
-        self.warmup = widgets.ToggleButtons(description="warm-up：")
+        self.variants = widgets.SelectMultiple(
+            options=variants, value=[v for _, v in variants], description="归一化：", rows=4
+        )
+        self.lr = widgets.SelectionSlider(
+            options=lrs, value=lrs[len(lrs) // 2][1], description="学习率：", continuous_update=False
+        )
+        self.warmup = widgets.ToggleButtons(options=warmups, value=warmups[0][1], description="warm-up：")
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self._set_options()
         self.model.observe(self.on_model, names="value")
         for w in (self.variants, self.lr, self.warmup):
             w.observe(self.on_change, names="value")
@@ -65,22 +57,26 @@ class TrainingExplorer:
     def _repr_mimebundle_(self, **kwargs):
         return self.box._repr_mimebundle_(**kwargs)
 
-    def _set_options(self) -> None:
-        keys = list(self.grids[self.model.value])
+    def _choices(self, model: str) -> tuple[list, list, list]:
+        """(label, value) options of the variants, learning rates and warm-ups present in one grid."""
+        keys = list(self.grids[model])
         variants = list(dict.fromkeys(k[0] for k in keys))
-        lrs = sorted({k[1] for k in keys})
-        warmups = sorted({k[2] for k in keys})
-        self.variants.options = [(label(v), v) for v in variants]
-        self.variants.value = tuple(variants)
-        self.lr.options = [(f"{lr:g}", lr) for lr in lrs]
-        self.lr.value = lrs[len(lrs) // 2]
-        self.warmup.options = [(f"{w} 步", w) for w in warmups]
-        self.warmup.value = warmups[0]
+        return (
+            [(label(v), v) for v in variants],
+            [(f"{lr:g}", lr) for lr in sorted({k[1] for k in keys})],
+            [(f"{w} 步", w) for w in sorted({k[2] for k in keys})],
+        )
 
     def on_model(self, change) -> None:
+        variants, lrs, warmups = self._choices(self.model.value)
         self._rendering = True
         try:
-            self._set_options()
+            self.variants.options = variants
+            self.variants.value = [v for _, v in variants]
+            self.lr.options = lrs
+            self.lr.value = lrs[len(lrs) // 2][1]
+            self.warmup.options = warmups
+            self.warmup.value = warmups[0][1]
         finally:
             self._rendering = False
         self.render()

@@ -156,4 +156,15 @@ LESSONS = (
         "全课地图、综合练习与常见错误。",
         ("把整门课串成一张图", "综合练习覆盖每一篇", "常见错误和能一眼看穿它们的反例"),
     ),
+    Lesson(
+        "15-training-with-and-without-ln",
+        "真的训练一次：有无归一化",
+        "用 numpy 训练深层 MLP 和小 Transformer：归一化稳住了什么、BatchNorm 的小批量问题、Post-LN 与 warm-up。",
+        (
+            "深层 MLP 有无 LayerNorm / BatchNorm / RMSNorm 时的损失曲线和可用的最大学习率",
+            "归一化让每层激活和梯度的尺度保持稳定",
+            "小批量和单个样本推理时 BatchNorm 的问题：Transformer 为什么用 LayerNorm",
+            "Post-LN 与 Pre-LN、有无学习率 warm-up 的训练曲线（Xiong et al. 2020）",
+        ),
+    ),
 )
