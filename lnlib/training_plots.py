@@ -27,13 +27,22 @@ STYLES = {  # key: (colour, line style, marker)
     "post": ("#D55E00", "--", "s"),
     "pre": ("#0072B2", "-", "o"),
 }
+WARMUP_STYLES = {  # the same variant trained with warm-up: a lighter colour, another dash and marker
+    "none": ("#CC79A7", "--", "P"),
+    "layer": ("#56B4E9", "--", "D"),
+    "batch": ("#F0E442", ":", "v"),
+    "rms": ("#56B4E9", ":", "v"),
+    "post": ("#E69F00", ":", "D"),
+    "pre": ("#56B4E9", "-.", "v"),
+}
 _EXTRA = [(c, ls, m) for c, ls, m in zip(OKABE_ITO, ["-", "--", "-.", ":"] * 2, "oDv^s<>p", strict=True)]
 
 
 def style(key, i: int = 0) -> dict:
     """Line keywords for one series: by its variant name if known, else by its position."""
-    name = key[0] if isinstance(key, tuple) else key
-    color, ls, marker = STYLES.get(name, _EXTRA[i % len(_EXTRA)])
+    name, warmup = key if isinstance(key, tuple) else (key, 0)
+    table = WARMUP_STYLES if warmup else STYLES
+    color, ls, marker = table.get(name, _EXTRA[i % len(_EXTRA)])
     return {"color": color, "linestyle": ls, "marker": marker}
 
 
@@ -167,7 +176,7 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
 
 def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, title: str = "") -> Figure:
     """The loss reached at the end of training against the learning rate, one line per variant; a × on the top
-    edge marks a learning rate at which that variant diverged (its value is NaN)."""
+    edge (one row per variant) marks a learning rate at which that variant diverged (its value is NaN)."""
     use_cjk_font()
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
@@ -178,7 +187,8 @@ def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, titl
         kw = style(key, i)
         ok = np.isfinite(values)
         ax.plot(lrs[ok], values[ok], label=label(key), markersize=6, **kw)
-        ax.plot(lrs[~ok], np.full((~ok).sum(), top), marker="X", markersize=11, linestyle="none", color=kw["color"])
+        row = top * 1.5**i  # one row of × per variant, so markers at the same learning rate do not hide each other
+        ax.plot(lrs[~ok], np.full((~ok).sum(), row), marker="X", markersize=10, linestyle="none", color=kw["color"])
     if first_loss is not None:
         ax.axhline(first_loss / 2, color="#888888", linewidth=1, linestyle=(0, (1, 3)))
         ax.text(lrs[0], first_loss / 2, " 初始损失的一半", va="bottom", fontsize=8, color="#555555")
@@ -194,14 +204,13 @@ def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, titl
 
 
 def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的批量大小", title: str = "") -> Figure:
-    """Held-out accuracy against a batch size (of training or of evaluation), one line per setting (e.g. LayerNorm,
-    BatchNorm with running statistics, BatchNorm with each evaluation batch's own statistics)."""
+    """Held-out accuracy against a batch size (of training or of evaluation), one line per setting: keyed by a
+    variant ("layer", "batch") or by any other label (e.g. "BatchNorm，用这一批自己的统计量")."""
     use_cjk_font()
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
-    for i, (name, values) in enumerate(accuracy.items()):
-        kw = dict(zip(("color", "linestyle", "marker"), _EXTRA[i], strict=True))
-        ax.plot(batch_sizes, values, label=name, markersize=6, **kw)
+    for i, (key, values) in enumerate(accuracy.items()):
+        ax.plot(batch_sizes, values, label=label(key), markersize=6, **style(key, i))
     ax.axhline(1 / 3, color="#888888", linewidth=1, linestyle=(0, (1, 3)))
     ax.text(batch_sizes[-1], 1 / 3, "瞎猜 1/3 ", ha="right", va="bottom", fontsize=8, color="#555555")
     ax.set_xscale("log", base=2)
