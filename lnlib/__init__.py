@@ -4,6 +4,7 @@ lnlib computes every stage of LayerNorm; `lnlib.tables` and `lnlib.plots` render
 `lnlib.widgets` wires controls to the same functions; the notebooks narrate. See docs/architecture.md.
 """
 
+from . import training
 from .code_exercises import check_function
 from .data import TOKEN_MATRIX, TOKENS
 from .exercises import check
@@ -32,6 +33,7 @@ __all__ = [
     "layer_norm_jacobian",
     "check",
     "check_function",
+    "training",
 ]
 
 __version__ = "0.1.0"

@@ -21,6 +21,7 @@ from .data import TOKEN_MATRIX
 from .grad import layer_norm_backward
 from .norms import BatchNorm, layer_norm, rms_norm
 from .stages import mean, variance
+from .training import adam_step, warmup_lr
 
 __all__ = ["CODE_EXERCISES", "Case", "CodeExercise", "FunctionVerdict", "check_function", "judge_function"]
 
@@ -181,6 +182,21 @@ def _merge_cases() -> list[Case]:
 # ---------------------------------------------------------------- references (lnlib)
 
 
+def _warmup_cases() -> list[Case]:
+    steps = [(0, 1e-3, 50), (9, 1e-3, 50), (49, 1e-3, 50), (120, 1e-3, 50), (5, 0.1, 0), (3, 2.0, 4)]
+    labels = ["第 0 步", "warm-up 中途", "warm-up 最后一步", "warm-up 之后", "不 warm-up（0 步）", "很短的 warm-up"]
+    return [Case(label, args, rtol=1e-9, atol=1e-15) for label, args in zip(labels, steps, strict=True)]
+
+
+def _adam_cases() -> list[Case]:
+    rng = _rng()
+    cases = [Case("第 1 步（m、v 从 0 开始）", (np.zeros(3), np.array([0.5, -2.0, 1e-3]), np.zeros(3), np.zeros(3), 1, 0.1))]
+    for t in (2, 10):
+        p, g = rng.normal(size=4), rng.normal(size=4)
+        cases.append(Case(f"第 {t} 步", (p, g, 0.1 * rng.normal(size=4), 0.01 * rng.random(4), t, 1e-3)))
+    return cases
+
+
 def _ref_layer_norm(x, gamma, beta, eps=1e-5):
     return layer_norm(x, gamma, beta, eps=eps)
 
@@ -275,6 +291,19 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         _ref_merge,
         _merge_cases,
         "n = na + nb；δ = mb − ma；mean = ma + δ · nb / n；m2 = m2a + m2b + δ² · na · nb / n；n = 0 时返回 (0, 0, 0)。",
+    ),
+    "15.warmup_lr": CodeExercise(
+        "warmup_lr(step, lr, warmup_steps)",
+        warmup_lr,
+        _warmup_cases,
+        "step 从 0 数：前 warmup_steps 步是 lr · (step + 1) / warmup_steps，之后一直是 lr；warmup_steps 为 0 时就是 lr。",
+    ),
+    "15.adam_step": CodeExercise(
+        "adam_step(param, grad, m, v, t, lr) -> (new_param, new_m, new_v)",
+        adam_step,
+        _adam_cases,
+        "m = 0.9·m + 0.1·g，v = 0.999·v + 0.001·g²；m̂ = m / (1 − 0.9^t)，v̂ = v / (1 − 0.999^t)；"
+        "param − lr · m̂ / (√v̂ + 1e-8)。别忘了偏差修正。",
     ),
 }
 

@@ -374,6 +374,18 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         synonyms=("一遍法", "e[x^2]-e[x]^2", "e[x²]-e[x]²", "onepass", "one-pass")),
 }
 
+_NB15: dict[str, Exercise] = {  # exercises of notebook 15
+    "15.predict_depth": Exercise(
+        "b", "ReLU 把一半左右的数变成 0，N(0, 1/fan_in) 的权重只保持方差不变：每过一层方差约减半，7 层就是 1/128。"
+    ),
+    "15.predict_batch1": Exercise(
+        0.333, "一个样本减去它自己的均值是 0：每个输入得到同一个预测，三类里只能碰对一类。", atol=0.02
+    ),
+    "15.predict_post": Exercise("pre", "哪一种在初始化时输出端附近的梯度更温和，不需要 warm-up？"),
+    "15.warmup_value": Exercise(2e-4, "第 9 步（从 0 数）是第 10 步：1e-3 × 10 / 50。", atol=1e-9),
+}
+
+
 EXERCISES: dict[str, Exercise] = {
     key: exercise
     for name, table in sorted(globals().items())

@@ -118,5 +118,10 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
              expect_re=(r"一遍法 E\[x²\] − E\[x\]²\s+0\.000\s+-474\.342",)),
         Step("toggle", click="float64", changed=("tables",), expect=("用 float64 计算",),
              expect_re=(r"一遍法 E\[x²\] − E\[x\]²\s+1\.250\s+-1\.342",)),
+    ],    ("15-training-with-and-without-ln", "TrainingExplorer"): [
+        Step("slider", key="ArrowLeft", changed=("images",), expect=("Post-LN，无 warm-up", "Pre-LN，无 warm-up")),
+        Step("toggle", which=1, click="50 步", changed=("images", "html"), expect=("Post-LN，warm-up 50 步",)),
+        Step("toggle", which=0, click="深层 MLP", changed=("images", "html"),
+             expect=("LayerNorm，无 warm-up", "BatchNorm，无 warm-up", "RMSNorm，无 warm-up")),
     ],
 }

@@ -1,0 +1,237 @@
+"""Figures of notebook 15 (training with and without normalization): loss curves, gradient norms, per-layer scales,
+learning-rate sweeps. Every function returns a matplotlib `Figure` (no pyplot), with Chinese labels; each series has
+an Okabe–Ito colour (safe for colour-blind readers) AND its own line style and marker, so it reads in grey too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .plots import use_cjk_font
+
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442")
+NAMES = {
+    "none": "无归一化",
+    "layer": "LayerNorm",
+    "batch": "BatchNorm",
+    "rms": "RMSNorm",
+    "post": "Post-LN",
+    "pre": "Pre-LN",
+}
+STYLES = {  # key: (colour, line style, marker)
+    "none": ("#000000", ":", "x"),
+    "layer": ("#0072B2", "-", "o"),
+    "batch": ("#E69F00", "--", "s"),
+    "rms": ("#009E73", "-.", "^"),
+    "post": ("#D55E00", "--", "s"),
+    "pre": ("#0072B2", "-", "o"),
+}
+WARMUP_STYLES = {  # the same variant trained with warm-up: a lighter colour, another dash and marker
+    "none": ("#CC79A7", "--", "P"),
+    "layer": ("#56B4E9", "--", "D"),
+    "batch": ("#F0E442", ":", "v"),
+    "rms": ("#56B4E9", ":", "v"),
+    "post": ("#E69F00", ":", "D"),
+    "pre": ("#56B4E9", "-.", "v"),
+}
+_EXTRA = [(c, ls, m) for c, ls, m in zip(OKABE_ITO, ["-", "--", "-.", ":"] * 2, "oDv^s<>p", strict=True)]
+
+
+def style(key, i: int = 0) -> dict:
+    """Line keywords for one series: by its variant name if known, else by its position."""
+    name, warmup = key if isinstance(key, tuple) else (key, 0)
+    table = WARMUP_STYLES if warmup else STYLES
+    color, ls, marker = table.get(name, _EXTRA[i % len(_EXTRA)])
+    return {"color": color, "linestyle": ls, "marker": marker}
+
+
+def label(key) -> str:
+    """'LayerNorm', 'Post-LN, warm-up 50 步' …: a readable name for a series key (str or (name, warm-up))."""
+    if isinstance(key, tuple):
+        name, warmup = key
+        return f"{NAMES.get(name, name)}，{'无 warm-up' if not warmup else f'warm-up {warmup} 步'}"
+    return NAMES.get(key, str(key))
+
+
+def _smooth(values: np.ndarray, window: int) -> np.ndarray:
+    """The running mean over the last `window` steps (shorter at the start), so noisy mini-batch losses read."""
+    if window <= 1 or values.size == 0:
+        return values
+    c = np.cumsum(np.insert(values, 0, 0.0))
+    idx = np.arange(1, values.size + 1)
+    lo = np.maximum(idx - window, 0)
+    return (c[idx] - c[lo]) / (idx - lo)
+
+
+def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
+    kw = style(key, i)
+    y = _smooth(np.asarray(values, dtype=np.float64), smooth)
+    x = np.arange(y.size)
+    finite = np.isfinite(y) & ((y > 0) if logy else True)
+    every = max(1, y.size // 8)
+    ax.plot(
+        x[finite],
+        y[finite],
+        label=label(key) + ("（发散）" if diverged else ""),
+        markevery=every,
+        markersize=5,
+        linewidth=1.6,
+        **kw,
+    )
+    if diverged and finite.any():
+        last = np.flatnonzero(finite)[-1]
+        ax.plot(x[last], y[last], marker="X", markersize=11, color=kw["color"], linestyle="none")
+
+
+def loss_curves(
+    runs: dict, *, title: str = "", smooth: int = 10, logy: bool = True, grad_norms: bool = False, ylim=None
+) -> Figure:
+    """Training loss against step, one line per run (a running mean over `smooth` steps); a big × ends a run that
+    diverged. With grad_norms=True a second panel shows the global gradient norm of every step."""
+    use_cjk_font()
+    fig = Figure(figsize=(10 if grad_norms else 6.4, 3.8), layout="constrained")
+    axes = fig.subplots(1, 2) if grad_norms else [fig.subplots()]
+    for i, (key, run) in enumerate(runs.items()):
+        _curve(axes[0], key, i, run.losses, smooth=smooth, logy=logy, diverged=run.diverged)
+        if grad_norms:
+            _curve(axes[1], key, i, run.grad_norms, smooth=smooth, logy=True, diverged=run.diverged)
+    axes[0].set_ylabel(f"训练损失（最近 {smooth} 步的平均）" if smooth > 1 else "训练损失")
+    if grad_norms:
+        axes[1].set_ylabel("全局梯度范数")
+        axes[1].set_yscale("log")
+        axes[1].set_title("梯度范数", fontsize=10)
+    if logy:
+        axes[0].set_yscale("log")
+    if ylim is not None:
+        axes[0].set_ylim(*ylim)
+    for ax in axes:
+        ax.set_xlabel("训练步数")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def layer_scales(before: dict, after: dict, *, title: str = "") -> Figure:
+    """2 × 2 panels: per-layer standard deviation of the activations (top) and of their gradients (bottom),
+    at initialization (left) and after training (right); one line per normalization. `before`/`after` map a
+    variant to a `Snapshot`."""
+    use_cjk_font()
+    fig = Figure(figsize=(10, 6.4), layout="constrained")
+    axes = fig.subplots(2, 2, sharey="row")
+    for col, (snaps, when) in enumerate(((before, "初始化时"), (after, "训练之后"))):
+        for i, (key, snap) in enumerate(snaps.items()):
+            layers = np.arange(1, len(snap.activations) + 1)
+            kw = style(key, i)
+            axes[0, col].plot(layers, snap.activation_std, label=label(key), markersize=5, **kw)
+            axes[1, col].plot(layers, snap.gradient_std, label=label(key), markersize=5, **kw)
+        axes[0, col].set_title(f"{when}：每层输出的标准差", fontsize=10)
+        axes[1, col].set_title(f"{when}：每层输出收到的梯度的标准差", fontsize=10)
+    for ax in axes.ravel():
+        ax.set_yscale("log")
+        ax.set_xlabel("第几层（1 = 靠近输入）")
+        ax.grid(alpha=0.3, which="both")
+    axes[0, 0].set_ylabel("激活的标准差")
+    axes[1, 0].set_ylabel("梯度的标准差")
+    axes[0, 0].legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure:
+    """Histograms of the activations (after ReLU) of a few layers, at initialization and after training; one
+    column per variant. Values are shown on a log-spaced axis so tiny and large scales both read."""
+    use_cjk_font()
+    keys = list(before)
+    fig = Figure(figsize=(2.6 * len(keys), 4.6), layout="constrained")
+    axes = fig.subplots(2, len(keys), sharex=True, squeeze=False)
+    bins = np.logspace(-6, 2, 41)
+    for col, key in enumerate(keys):
+        for row, (snaps, when) in enumerate(((before, "初始化"), (after, "训练后"))):
+            ax = axes[row, col]
+            for j, layer in enumerate(layers):
+                values = snaps[key].activations[layer - 1].ravel()
+                kw = _EXTRA[j]
+                ax.hist(
+                    values[values > 0],
+                    bins=bins,
+                    histtype="step",
+                    color=kw[0],
+                    linestyle=kw[1],
+                    linewidth=1.5,
+                    label=f"第 {layer} 层",
+                )
+            ax.set_xscale("log")
+            ax.set_title(f"{label(key)}：{when}", fontsize=9)
+            ax.grid(alpha=0.3)
+        axes[1, col].set_xlabel("激活值（> 0 的部分）")
+    axes[0, 0].set_ylabel("个数")
+    axes[1, 0].set_ylabel("个数")
+    axes[0, 0].legend(fontsize=7)
+    return fig
+
+
+def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, title: str = "") -> Figure:
+    """The loss reached at the end of training against the learning rate, one line per variant; a × on the top
+    edge (one row per variant) marks a learning rate at which that variant diverged (its value is NaN)."""
+    use_cjk_font()
+    fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+    ax = fig.subplots()
+    lrs = np.asarray(lrs, dtype=np.float64)
+    top = max(float(np.nanmax(v)) for v in final_losses.values() if np.isfinite(v).any()) * 3
+    for i, (key, values) in enumerate(final_losses.items()):
+        values = np.asarray(values, dtype=np.float64)
+        kw = style(key, i)
+        ok = np.isfinite(values)
+        ax.plot(lrs[ok], values[ok], label=label(key), markersize=6, **kw)
+        row = top * 1.5**i  # one row of × per variant, so markers at the same learning rate do not hide each other
+        ax.plot(lrs[~ok], np.full((~ok).sum(), row), marker="X", markersize=10, linestyle="none", color=kw["color"])
+    if first_loss is not None:
+        ax.axhline(first_loss / 2, color="#888888", linewidth=1, linestyle=(0, (1, 3)))
+        ax.text(lrs[0], first_loss / 2, " 初始损失的一半", va="bottom", fontsize=8, color="#555555")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("学习率（对数刻度）")
+    ax.set_ylabel("最后 20 步的平均损失；× = 发散")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return fig
+
+
+def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的批量大小", title: str = "") -> Figure:
+    """Held-out accuracy against a batch size (of training or of evaluation), one line per setting: keyed by a
+    variant ("layer", "batch") or by any other label (e.g. "BatchNorm，用这一批自己的统计量")."""
+    use_cjk_font()
+    fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+    ax = fig.subplots()
+    for i, (key, values) in enumerate(accuracy.items()):
+        ax.plot(batch_sizes, values, label=label(key), markersize=6, **style(key, i))
+    ax.axhline(1 / 3, color="#888888", linewidth=1, linestyle=(0, (1, 3)))
+    ax.text(batch_sizes[-1], 1 / 3, "瞎猜 1/3 ", ha="right", va="bottom", fontsize=8, color="#555555")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(batch_sizes, [str(b) for b in batch_sizes])
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("测试集准确率")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return fig
+
+
+def select(grid: dict, variants, lr: float, warmup: int) -> dict:
+    """The runs of `grid` ({(variant, lr, warmup): Run}) for the chosen variants at one learning rate and warm-up,
+    keyed (variant, warmup) for the plot legend."""
+    return {(v, warmup): grid[(v, lr, warmup)] for v in variants if (v, lr, warmup) in grid}
+
+
+def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str = ""):
+    """The explorer's picture for one choice (also the notebook's static cell)."""
+    runs = select(grid, variants, lr, warmup)
+    return loss_curves(runs, grad_norms=True, title=title or f"学习率 {lr:g}，warm-up {warmup} 步")

@@ -1,0 +1,442 @@
+"""lnlib.training: the API, determinism, argument checks, every hand-written backward pass against central
+differences and PyTorch autograd, Adam and the warm-up against closed forms and torch, and the defaults' learning
+goals (deterministic for a seed)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import lnlib
+from lnlib import training as T
+from lnlib.code_exercises import judge_function
+
+
+def central_differences(f, params: dict[str, np.ndarray], h: float = 1e-6) -> dict[str, np.ndarray]:
+    """∂f/∂p for every array of `params` (changed in place, then restored), via lnlib.numerical_gradient."""
+    out = {}
+    for key, p in params.items():
+        original = p.copy()
+
+        def f_of(value, key=key, p=p):
+            p[...] = value
+            return f()
+
+        out[key] = lnlib.numerical_gradient(f_of, original.copy(), h=h)
+        p[...] = original
+    return out
+
+
+def assert_grads_close(got: dict, want: dict, rtol=1e-5, atol=1e-7):
+    assert set(got) == set(want)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=rtol, atol=atol, err_msg=key)
+
+
+# ---------------------------------------------------------------- API, determinism, arguments
+
+
+def test_mlp_run_has_the_documented_fields():
+    run = T.train_mlp("layer", depth=3, width=16, steps=20)
+    assert isinstance(run.losses, np.ndarray) and isinstance(run.grad_norms, np.ndarray)
+    assert run.losses.shape == run.grad_norms.shape == (20,)
+    assert run.diverged is False and np.all(np.isfinite(run.losses)) and np.all(run.grad_norms > 0)
+    assert sorted(run.snapshots) == [0, 19]
+    snap = run.snapshots[0]
+    assert len(snap.activations) == len(snap.gradients) == 3
+    assert snap.activations[0].shape == snap.gradients[0].shape == (64, 16)
+    assert snap.activation_std.shape == (3,) and 0 <= run.test_accuracy <= 1
+
+
+@pytest.mark.parametrize("form", T.FORMS)
+def test_transformer_run_has_the_documented_fields(form):
+    run = T.train_transformer(form, depth=2, width=8, steps=12, warmup_steps=4)
+    assert run.losses.shape == run.grad_norms.shape == run.lrs.shape == (12,)
+    assert run.diverged is False
+    np.testing.assert_allclose(run.lrs[:5], 1e-3 * np.array([0.25, 0.5, 0.75, 1, 1]))
+
+
+def test_runs_are_deterministic_for_a_seed():
+    a, b = T.train_mlp("batch", depth=3, steps=15, seed=3), T.train_mlp("batch", depth=3, steps=15, seed=3)
+    np.testing.assert_array_equal(a.losses, b.losses)
+    np.testing.assert_array_equal(a.grad_norms, b.grad_norms)
+    c = T.train_mlp("batch", depth=3, steps=15, seed=4)
+    assert not np.array_equal(a.losses, c.losses)
+    t1, t2 = (T.train_transformer("pre", depth=2, width=8, steps=10, seed=1) for _ in range(2))
+    np.testing.assert_array_equal(t1.losses, t2.losses)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "name"),
+    [
+        ({"norm": "group"}, ValueError, "norm"),
+        ({"norm": 3}, TypeError, "norm"),
+        ({"lr": 0.0}, ValueError, "lr"),
+        ({"lr": -1e-3}, ValueError, "lr"),
+        ({"lr": math.inf}, ValueError, "lr"),
+        ({"lr": math.nan}, ValueError, "lr"),
+        ({"lr": "0.1"}, TypeError, "lr"),
+        ({"steps": 0}, ValueError, "steps"),
+        ({"steps": 2.0}, TypeError, "steps"),
+        ({"steps": True}, TypeError, "steps"),
+        ({"depth": 0}, ValueError, "depth"),
+        ({"width": 0}, ValueError, "width"),
+        ({"width": 1.5}, TypeError, "width"),
+        ({"seed": -1}, ValueError, "seed"),
+        ({"warmup_steps": -1}, ValueError, "warmup_steps"),
+        ({"batch_size": 0}, ValueError, "batch_size"),
+        ({"batch_size": 10_000}, ValueError, "batch_size"),
+        ({"norm": "batch", "batch_size": 1}, ValueError, "batch_size"),
+    ],
+)
+def test_mlp_rejects_bad_arguments(kwargs, error, name):
+    kwargs = {"norm": "layer", **kwargs}
+    with pytest.raises(error, match=name):
+        T.train_mlp(kwargs.pop("norm"), **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "name"),
+    [
+        ({"form": "sandwich"}, ValueError, "form"),
+        ({"form": None}, TypeError, "form"),
+        ({"lr": 0}, ValueError, "lr"),
+        ({"lr": float("nan")}, ValueError, "lr"),
+        ({"warmup_steps": -5}, ValueError, "warmup_steps"),
+        ({"warmup_steps": 1.0}, TypeError, "warmup_steps"),
+        ({"steps": 0}, ValueError, "steps"),
+        ({"depth": 0}, ValueError, "depth"),
+        ({"width": -2}, ValueError, "width"),
+        ({"batch_size": 0}, ValueError, "batch_size"),
+    ],
+)
+def test_transformer_rejects_bad_arguments(kwargs, error, name):
+    kwargs = {"form": "pre", **kwargs}
+    with pytest.raises(error, match=name):
+        T.train_transformer(kwargs.pop("form"), **kwargs)
+
+
+def test_a_blow_up_stops_the_run_and_is_reported():
+    run = T.train_mlp("none", lr=5.0, steps=200)
+    assert run.diverged is True
+    assert run.losses.size < 200 and run.losses.size == run.grad_norms.size
+    losses, n = run.losses, T.WINDOW
+    if losses.size <= n:  # early on, each loss is compared with the first one
+        assert not np.isfinite(losses[-1]) or losses[-1] > 3 * losses[0]
+    else:
+        assert not np.isfinite(losses[-1]) or np.mean(losses[-n:]) > 3 * np.mean(losses[:n])
+    assert np.all(np.isfinite(run.losses[:-1])) and math.isnan(run.test_accuracy)
+
+
+# ---------------------------------------------------------------- the lean normalization copies = lnlib's functions
+
+
+def test_lean_norms_match_lnlib():
+    x = np.random.default_rng(0).normal(2.0, 3.0, (7, 5))
+    dy = np.random.default_rng(1).normal(size=(7, 5))
+    np.testing.assert_allclose(T.layer_norm_fwd(x), lnlib.layer_norm(x), atol=1e-12)
+    np.testing.assert_allclose(T.layer_norm_fwd(x, axis=0), lnlib.batch_norm(x), atol=1e-12)
+    np.testing.assert_allclose(T.rms_norm_fwd(x), lnlib.rms_norm(x), atol=1e-12)
+    for axis in (-1, 0):
+        xhat = T.layer_norm_fwd(x, axis=axis)
+        want = lnlib.layer_norm_backward(dy, x, axis=axis)[0]
+        np.testing.assert_allclose(T.layer_norm_bwd(dy, x, xhat, axis=axis), want, atol=1e-12)
+
+
+def test_batch_stats_match_lnlib_batchnorm():
+    rng = np.random.default_rng(2)
+    ours, ref = T.BatchStats(4), lnlib.BatchNorm(4)
+    for _ in range(3):
+        x = rng.normal(1.0, 2.0, (6, 4))
+        np.testing.assert_allclose(ours(x, True), ref(x), atol=1e-12)
+    np.testing.assert_allclose(ours.mean, ref.running_mean, atol=1e-12)
+    np.testing.assert_allclose(ours.var, ref.running_var, atol=1e-12)
+    x = rng.normal(size=(1, 4))
+    np.testing.assert_allclose(ours(x, False), ref.eval()(x), atol=1e-12)
+
+
+def test_rms_backward_against_central_differences():
+    rng = np.random.default_rng(3)
+    x, dy = rng.normal(size=(3, 6)), rng.normal(size=(3, 6))
+    want = lnlib.numerical_gradient(lambda v: float(np.sum(dy * T.rms_norm_fwd(v))), x.copy())
+    np.testing.assert_allclose(T.rms_norm_bwd(dy, x, T.rms_norm_fwd(x)), want, rtol=1e-6, atol=1e-8)
+
+
+def test_softmax_cross_entropy_against_central_differences():
+    rng = np.random.default_rng(4)
+    z, y = rng.normal(size=(5, 3)), np.array([0, 2, 1, 1, 0])
+    loss, dz = T.softmax_cross_entropy(z, y)
+    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    assert loss == pytest.approx(-np.mean(np.log(p[np.arange(5), y])), rel=1e-12)
+    want = lnlib.numerical_gradient(lambda v: T.softmax_cross_entropy(v, y)[0], z.copy())
+    np.testing.assert_allclose(dz, want, rtol=1e-6, atol=1e-9)
+
+
+# ---------------------------------------------------------------- whole models: every parameter's gradient
+
+
+def tiny_mlp(norm: str):
+    rng = np.random.default_rng(5)
+    model = T.MLP(norm, 3, 5, rng)
+    for p in model.params.values():  # move γ, β and biases off their initial values so every term is tested
+        p += rng.normal(0, 0.3, p.shape)
+    x, y = rng.normal(size=(6, 2)), np.array([0, 1, 2, 0, 1, 2])
+    return model, x, y
+
+
+@pytest.mark.parametrize("norm", T.NORMS)
+def test_mlp_gradients_against_central_differences(norm):
+    model, x, y = tiny_mlp(norm)
+    _, grads, _, _ = model.loss_and_grads(x, y)
+    want = central_differences(lambda: model.loss_and_grads(x, y)[0], model.params)
+    assert_grads_close(grads, want)
+
+
+def tiny_sequence_model(form: str):
+    rng = np.random.default_rng(6)
+    model = T.SequenceModel(form, 2, 4, rng, seed=6)
+    model.params["b_out"] += rng.normal(0, 0.3, T.DIGITS)
+    tokens, targets = T.digit_batch(rng, 2)
+    return model, tokens, targets
+
+
+@pytest.mark.parametrize("form", T.FORMS)
+def test_transformer_gradients_against_central_differences(form):
+    """Embedding, attention, feed-forward, LayerNorm (per form), head and cross-entropy, all at once."""
+    model, tokens, targets = tiny_sequence_model(form)
+    _, grads, _ = model.loss_and_grads(tokens, targets)
+    want = central_differences(lambda: model.loss_and_grads(tokens, targets)[0], model.params)
+    assert_grads_close(grads, want, rtol=1e-4, atol=1e-7)
+
+
+# ---------------------------------------------------------------- the same models in PyTorch autograd
+
+
+def torch_mlp_loss(torch, model, x, y, params):
+    F = torch.nn.functional
+    h = torch.tensor(x)
+    for i in range(model.depth):
+        z = h @ params[f"w{i}"] + params[f"b{i}"]
+        if model.norm == "layer":
+            z = F.layer_norm(z, (z.shape[-1],), params[f"gamma{i}"], params[f"beta{i}"], eps=T.LN_EPS)
+        elif model.norm == "batch":
+            z = F.batch_norm(z, None, None, params[f"gamma{i}"], params[f"beta{i}"], training=True, eps=T.LN_EPS)
+        elif model.norm == "rms":
+            z = F.rms_norm(z, (z.shape[-1],), params[f"gamma{i}"], eps=T.RMS_EPS)
+        h = torch.relu(z)
+    return F.cross_entropy(h @ params["w_out"] + params["b_out"], torch.tensor(y))
+
+
+@pytest.mark.parametrize("norm", T.NORMS)
+def test_mlp_gradients_against_torch(norm):
+    torch = pytest.importorskip("torch")
+    model, x, y = tiny_mlp(norm)
+    loss, grads, _, _ = model.loss_and_grads(x, y)
+    params = {k: torch.tensor(v, requires_grad=True) for k, v in model.params.items()}
+    ref = torch_mlp_loss(torch, model, x, y, params)
+    ref.backward()
+    assert loss == pytest.approx(ref.item(), rel=1e-12)
+    assert_grads_close(grads, {k: p.grad.numpy() for k, p in params.items()}, rtol=1e-9, atol=1e-12)
+
+
+def torch_sequence_loss(torch, model, tokens, targets, params):
+    F = torch.nn.functional
+    width = params["tok"].shape[1]
+
+    def ln(v):
+        return F.layer_norm(v, (width,), eps=T.LN_EPS)
+
+    def sub(i, u):
+        kind = model.stack.sublayers[i].kind
+        if kind == "ffn":
+            return torch.relu(u @ params[f"{i}.w1"]) @ params[f"{i}.w2"]
+        q, k, v = u @ params[f"{i}.wq"], u @ params[f"{i}.wk"], u @ params[f"{i}.wv"]
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(width), dim=-1)
+        return (att @ v) @ params[f"{i}.wo"]
+
+    h = F.embedding(torch.tensor(tokens), params["tok"]) + params["pos"]
+    form = model.stack.norm
+    for i in range(len(model.stack.sublayers)):
+        if form == "pre":
+            h = h + sub(i, ln(h))
+        elif form == "post":
+            h = ln(h + sub(i, h))
+        else:
+            h = h + sub(i, h)
+    if form == "pre":
+        h = ln(h)
+    logits = h @ params["w_out"] + params["b_out"]
+    return F.cross_entropy(logits.reshape(-1, T.DIGITS), torch.tensor(targets).reshape(-1))
+
+
+@pytest.mark.parametrize("form", T.FORMS)
+def test_transformer_gradients_against_torch(form):
+    torch = pytest.importorskip("torch")
+    model, tokens, targets = tiny_sequence_model(form)
+    loss, grads, _ = model.loss_and_grads(tokens, targets)
+    params = {k: torch.tensor(v, requires_grad=True) for k, v in model.params.items()}
+    ref = torch_sequence_loss(torch, model, tokens, targets, params)
+    ref.backward()
+    assert loss == pytest.approx(ref.item(), rel=1e-12)
+    assert_grads_close(grads, {k: p.grad.numpy() for k, p in params.items()}, rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------------- Adam and the warm-up
+
+
+def test_first_adam_step_is_lr_times_the_sign():
+    """Closed form: after one step m̂ = g and v̂ = g², so the step is lr · g / (|g| + ε) ≈ lr · sign(g)."""
+    g = np.array([0.5, -2.0, 1e-3])
+    p, m, v = T.adam_step(np.zeros(3), g, np.zeros(3), np.zeros(3), 1, 0.1)
+    np.testing.assert_allclose(p, -0.1 * g / (np.abs(g) + 1e-8), rtol=1e-12)
+    np.testing.assert_allclose(m, 0.1 * g)
+    np.testing.assert_allclose(v, 0.001 * g * g)
+
+
+def test_adam_matches_torch_optim_adam():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    start = {"a": rng.normal(size=(3, 2)), "b": rng.normal(size=4)}
+    ours = T.Adam({k: v.copy() for k, v in start.items()})
+    ref = {k: torch.tensor(v.copy(), requires_grad=True) for k, v in start.items()}
+    opt = torch.optim.Adam(ref.values(), lr=0.01)
+    for _ in range(5):
+        grads = {k: rng.normal(size=v.shape) for k, v in start.items()}
+        ours.step(grads, 0.01)
+        for k, p in ref.items():
+            p.grad = torch.tensor(grads[k])
+        opt.step()
+    for k in start:
+        np.testing.assert_allclose(ours.params[k], ref[k].detach().numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_warmup_closed_form():
+    assert [T.warmup_lr(s, 0.1, 4) for s in range(6)] == pytest.approx([0.025, 0.05, 0.075, 0.1, 0.1, 0.1])
+    assert T.warmup_lr(0, 0.1, 0) == 0.1
+
+
+def test_warmup_matches_torch_linear_lr():
+    torch = pytest.importorskip("torch")
+    w, lr = 5, 0.2
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=lr)
+    sched = torch.optim.lr_scheduler.LinearLR(opt, start_factor=1 / w, end_factor=1.0, total_iters=w - 1)
+    for step in range(8):
+        assert T.warmup_lr(step, lr, w) == pytest.approx(opt.param_groups[0]["lr"], rel=1e-12)
+        opt.step()
+        sched.step()
+
+
+# ---------------------------------------------------------------- the defaults learn, visibly and quickly
+
+
+def test_mlp_with_layernorm_halves_its_loss_within_150_steps():
+    run = T.train_mlp("layer", steps=150)
+    assert not run.diverged
+    assert run.losses[-10:].mean() <= 0.5 * run.losses[0]
+
+
+def test_pre_ln_transformer_loss_falls_by_a_third_within_200_steps():
+    run = T.train_transformer("pre", steps=200)
+    assert not run.diverged
+    assert run.losses[-10:].mean() <= (2 / 3) * run.losses[0]
+
+
+def test_batchnorm_with_one_example_at_inference_loses_the_input():
+    """With batch statistics a batch of one normalizes to 0: every input gets the same prediction."""
+    run = T.train_mlp("batch", steps=60)
+    x, y = T.spiral(seed=1)
+    assert run.model.accuracy(x, y, batch_size=1, batch_stats=True) == pytest.approx(1 / 3, abs=0.01)
+    assert run.model.accuracy(x, y, batch_size=1) == run.test_accuracy  # running statistics: batch size is moot
+    ln = T.train_mlp("layer", steps=60)
+    assert ln.model.accuracy(x, y, batch_size=1) == ln.test_accuracy
+
+
+# ---------------------------------------------------------------- exercises, plots and the explorer of notebook 15
+
+
+def test_function_exercises_accept_the_solutions_and_reject_placeholders(capsys):
+    import runpy
+
+    from tools.course import SOLUTIONS
+
+    functions = runpy.run_path(str(SOLUTIONS / "15-training-with-and-without-ln.py"))["FUNCTIONS"]
+    for name, fn in functions.items():
+        assert judge_function(name, fn).ok, judge_function(name, fn).message
+
+    def placeholder(*args): ...  # 在这里填写
+
+    assert judge_function("15.warmup_lr", placeholder).failed == "placeholder"
+
+    def off_by_one(step, lr, warmup_steps):
+        return lr * min(1.0, step / warmup_steps) if warmup_steps else lr
+
+    assert not judge_function("15.warmup_lr", off_by_one).ok
+    assert "✗" in judge_function("15.warmup_lr", off_by_one).message
+
+    def no_bias_correction(param, grad, m, v, t, lr):
+        m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad**2
+        return param - lr * m / (np.sqrt(v) + 1e-8), m, v
+
+    assert not judge_function("15.adam_step", no_bias_correction).ok
+    assert "ZeroDivisionError" in judge_function("15.adam_step", lambda *a: 1 / 0).message
+    with pytest.raises(ValueError, match="name"):
+        lnlib.check_function("15.nope", off_by_one)
+    assert judge_function("15.warmup_lr", 3).failed == "error"
+
+
+def test_sweep_outcomes_and_rejects_unknown_models():
+    grid = T.sweep("mlp", ("layer", "none"), (1e-2, 5.0), steps=30, depth=3)
+    assert sorted(grid) == [("layer", 0.01, 0), ("layer", 5.0, 0), ("none", 0.01, 0), ("none", 5.0, 0)]
+    assert T.outcome(grid[("none", 5.0, 0)]) == "发散" and math.isnan(T.final_loss(grid[("none", 5.0, 0)]))
+    assert T.outcome(grid[("layer", 0.01, 0)]) == "学会"
+    with pytest.raises(ValueError, match="model"):
+        T.sweep("cnn", ("layer",), (1e-2,))
+
+
+@pytest.fixture(scope="module")
+def small_grids():
+    mlp = T.sweep("mlp", ("layer", "none"), (1e-2, 5.0), steps=20, depth=3)
+    tf = T.sweep("transformer", ("post", "pre"), (1e-3, 3e-3), (0, 5), steps=8, depth=1, width=8)
+    return {"MLP": mlp, "Transformer": tf}
+
+
+def test_plots_draw_every_series_with_chinese_labels(small_grids):
+    from lnlib import training_plots as TP
+
+    mlp = small_grids["MLP"]
+    runs = {v: mlp[(v, 1e-2, 0)] for v in ("layer", "none")}
+    fig = TP.loss_curves(runs, grad_norms=True, title="标题")
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["LayerNorm", "无归一化"]
+    styles = {(line.get_color(), line.get_linestyle(), line.get_marker()) for line in fig.axes[0].lines}
+    assert len(styles) == 2  # colour AND line style AND marker differ
+    before = {v: r.snapshots[0] for v, r in runs.items()}
+    after = {v: r.snapshots[19] for v, r in runs.items()}
+    assert len(TP.layer_scales(before, after).axes) == 4
+    assert len(TP.activation_histograms(before, after, layers=(1, 3)).axes) == 4
+    finals = {v: [T.final_loss(mlp[(v, lr, 0)]) for lr in (1e-2, 5.0)] for v in ("layer", "none")}
+    assert TP.sweep_plot(finals, (1e-2, 5.0)).axes[0].get_xscale() == "log"
+    fig = TP.batch_size_plot({"LayerNorm": [0.9, 0.95]}, (2, 4))
+    assert fig.axes[0].get_xlabel() == "训练时的批量大小"
+
+
+def test_explorer_switches_models_and_redraws_without_training(small_grids, monkeypatch):
+    from lnlib import training_widgets
+
+    explorer = training_widgets.TrainingExplorer(small_grids, model="Transformer")
+    monkeypatch.setattr(T, "train_transformer", lambda *a, **k: pytest.fail("trained inside a callback"))
+    monkeypatch.setattr(T, "train_mlp", lambda *a, **k: pytest.fail("trained inside a callback"))
+    first = explorer.plot.value
+    assert "Post-LN，无 warm-up" in explorer.summary.value
+    explorer.warmup.value = 5
+    assert "warm-up 5 步" in explorer.summary.value and explorer.plot.value != first
+    explorer.variants.value = ("pre",)
+    assert "Post-LN" not in explorer.summary.value
+    explorer.model.value = "MLP"
+    assert set(explorer.variants.value) == {"layer", "none"} and explorer.warmup.options == (("0 步", 0),)
+    explorer.lr.value = 5.0
+    assert "发散" in explorer.summary.value
+    explorer.variants.value = ()
+    assert "至少" in explorer.summary.value
