@@ -9,12 +9,12 @@ import warnings
 import nbformat
 import numpy as np
 import pytest
-from conftest import NOTEBOOKS, SOLUTIONS
 
 import lnlib
 from lnlib.code_exercises import CODE_EXERCISES, judge_function
 from lnlib.exercises import EXERCISES, judge
 from lnlib.grading import Exercise, grade, normalize_choice
+from tools.course import NOTEBOOKS, SOLUTIONS
 
 # ---------------------------------------------------------------- check(): only real numbers (issue 11 item 6)
 

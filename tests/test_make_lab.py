@@ -14,7 +14,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+
+from tools.course import ROOT
 
 URL = re.compile(r"(http://127\.0\.0\.1:\d+/lab[^\s]*\?token=[0-9a-f]+)")
 

@@ -4,8 +4,6 @@ come back, the predict-then-reveal order, one home per variant, the teacher guid
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -14,13 +12,10 @@ from matplotlib.patches import Rectangle
 from scipy.special import softmax as scipy_softmax
 
 from lnlib import attention_scaling, attention_scaling_plot, axes_diagrams, plots
+from tools import answer_key, course
+from tools.course import NOTEBOOKS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
 GUIDE = ROOT / "docs" / "teacher-guide.md"
-sys.path.insert(0, str(ROOT / "tools"))
-import answer_key  # noqa: E402
-import course  # noqa: E402
 
 
 def cells(stem: str) -> list[nbformat.NotebookNode]:
@@ -213,7 +208,7 @@ def test_plan_timings_add_up_to_the_lessons_times():
 
 def test_answer_key_is_current():
     guide = GUIDE.read_text(encoding="utf-8")
-    assert answer_key.updated(guide) == guide, "run python tools/answer_key.py"
+    assert answer_key.updated(guide) == guide, "run python -m tools.answer_key"
 
 
 def test_answer_key_lists_every_exercise_with_an_answer():

@@ -6,7 +6,8 @@ import json
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS
+
+from tools.course import NOTEBOOKS
 
 
 def stored_text(stem: str) -> str:

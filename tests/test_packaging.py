@@ -22,12 +22,13 @@ from pathlib import Path
 import matplotlib
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, ROOT, notebook_paths
 from fontTools.ttLib import TTFont
 from matplotlib import font_manager
 from matplotlib.figure import Figure
 from nbclient import NotebookClient
 from packaging.requirements import Requirement
+
+from tools.course import NOTEBOOKS, ROOT, notebook_paths
 
 RUNTIME = ROOT / "binder" / "requirements.txt"
 DEV = ROOT / "requirements-dev.txt"

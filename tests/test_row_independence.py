@@ -129,7 +129,6 @@ SCRIPT = """
 import hashlib, sys
 import numpy as np
 import lnlib
-sys.path.insert(0, {tests!r})
 from test_row_independence import params, rows
 h = hashlib.sha256()
 for dtype in (np.float32, np.float64):
@@ -143,8 +142,8 @@ print(h.hexdigest())
 
 
 def _digest(env_extra) -> str:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), **env_extra}
-    script = SCRIPT.format(tests=str(ROOT / "tests"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]), **env_extra}
+    script = SCRIPT
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     return done.stdout.strip()
