@@ -190,7 +190,8 @@ def _warmup_cases() -> list[Case]:
 
 def _adam_cases() -> list[Case]:
     rng = _rng()
-    cases = [Case("第 1 步（m、v 从 0 开始）", (np.zeros(3), np.array([0.5, -2.0, 1e-3]), np.zeros(3), np.zeros(3), 1, 0.1))]
+    first = (np.zeros(3), np.array([0.5, -2.0, 1e-3]), np.zeros(3), np.zeros(3), 1, 0.1)
+    cases = [Case("第 1 步（m、v 从 0 开始）", first)]
     for t in (2, 10):
         p, g = rng.normal(size=4), rng.normal(size=4)
         cases.append(Case(f"第 {t} 步", (p, g, 0.1 * rng.normal(size=4), 0.01 * rng.random(4), t, 1e-3)))
@@ -296,7 +297,8 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         "warmup_lr(step, lr, warmup_steps)",
         warmup_lr,
         _warmup_cases,
-        "step 从 0 数：前 warmup_steps 步是 lr · (step + 1) / warmup_steps，之后一直是 lr；warmup_steps 为 0 时就是 lr。",
+        "step 从 0 数：前 warmup_steps 步是 lr · (step + 1) / warmup_steps，之后一直是 lr；"
+        "warmup_steps 为 0 时就是 lr。",
     ),
     "15.adam_step": CodeExercise(
         "adam_step(param, grad, m, v, t, lr) -> (new_param, new_m, new_v)",

@@ -17,6 +17,7 @@ from lnlib.exercises import EXERCISES, judge
 from tools import build_site, course, hub_link, make_student, nav, run_notebooks
 from tools.course import (
     CHECK_CALL,
+    FUNCTION_CALL,
     NOTEBOOKS,
     PLACEHOLDER,
     ROOT,

@@ -28,6 +28,7 @@ from matplotlib.figure import Figure
 from nbclient import NotebookClient
 from packaging.requirements import Requirement
 
+from tools import course, pdf
 from tools.course import NOTEBOOKS, ROOT, notebook_paths
 
 RUNTIME = ROOT / "binder" / "requirements.txt"
@@ -277,7 +278,7 @@ def test_every_chinese_character_a_figure_can_draw_is_in_the_font():
     wanted = {ch for s in drawable_strings() for ch in s if is_cjk(ch)}
     assert len(wanted) > 50, "the scan found almost no Chinese: it is broken"
     lacking = sorted(ch for ch in wanted if ord(ch) not in cmap)
-    assert not lacking, f"not in {FONT.name}: {''.join(lacking)} — run python tools/make_font_subset.py"
+    assert not lacking, f"not in {FONT.name}: {''.join(lacking)} — run python -m tools.make_font_subset"
 
 
 def test_lnlib_registers_its_font_first():
@@ -385,9 +386,6 @@ def _fake_site(site: Path) -> list[str]:
 
 
 def test_the_printed_course_has_a_contents_page_and_every_lesson_in_order(tmp_path):
-    import course
-    import pdf
-
     stems = _fake_site(tmp_path)
     doc = pdf.combined_html(tmp_path)
     assert len(stems) == len(list(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))) > 10
@@ -403,14 +401,12 @@ def test_the_printed_course_has_a_contents_page_and_every_lesson_in_order(tmp_pa
 
 
 def test_a_missing_site_page_is_named():
-    import pdf
 
     with pytest.raises(SystemExit, match="make site"):
         pdf.lessons(ROOT / "no-such-site")
 
 
 def test_pdf_pages_counts_page_objects_not_the_page_tree():
-    import pdf
 
     fake = b"1 0 obj <</Type /Pages /Kids [2 0 R 3 0 R] /Count 2>> 2 0 obj <</Type /Page>> 3 0 obj <</Type/Page /X 1>>"
     assert pdf.pdf_pages(fake) == 2

@@ -429,7 +429,7 @@ def test_p12_a_slice_depends_on_itself_alone(x, eps, pdtype, data):
     reps = -(-4096 // x.size)
     big = np.concatenate([x] * reps, axis=0)
     with warnings.catch_warnings():
-        _strict_warnings()
+        strict_warnings()
         small = lnlib.layer_norm(x, gamma, beta, eps=eps)
         tiled = lnlib.layer_norm(big, gamma, beta, eps=eps)
         k = data.draw(st.integers(1, x.shape[0]))

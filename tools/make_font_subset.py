@@ -1,7 +1,7 @@
 """Build lnlib's bundled Chinese font: a subset of Noto Sans CJK SC with every character a course figure can draw.
 
-    python tools/make_font_subset.py            # writes lnlib/fonts/LNlibSansCJKSC-Regular.otf
-    python tools/make_font_subset.py --check    # exit 1 if the stored font lacks a character the code can draw
+    python -m tools.make_font_subset            # writes lnlib/fonts/LNlibSansCJKSC-Regular.otf
+    python -m tools.make_font_subset --check    # exit 1 if the stored font lacks a character the code can draw
 
 The characters are collected automatically, so re-run this after adding a figure or a label:
 - every string literal (including the constant parts of f-strings) in lnlib/**/*.py,
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         lacking = check()
         if lacking:
             print(f"{OUT.relative_to(ROOT)} lacks {len(lacking)} characters: {''.join(lacking)}")
-            print("re-run: python tools/make_font_subset.py")
+            print("re-run: python -m tools.make_font_subset")
             return 1
         print(f"{OUT.relative_to(ROOT)} has every character the figures can draw")
         return 0

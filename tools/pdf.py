@@ -1,7 +1,7 @@
 """Print the whole course as one PDF: a contents page, then every lesson of the static site in course order.
 
-    python tools/build_site.py --out build/site && python tools/pdf.py      # -> build/course.pdf  (or: make pdf)
-    python tools/pdf.py --site DIR --out FILE
+    python -m tools.build_site --out build/site && python -m tools.pdf      # -> build/course.pdf  (or: make pdf)
+    python -m tools.pdf --site DIR --out FILE
 
 Offline: headless Chromium (Debian's /usr/bin/chromium, driven by Playwright) opens one page that holds every lesson
 of the built site (`make site`) and prints it with the site's print stylesheet (tools/site/print.css): no navigation
@@ -19,11 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build_site  # noqa: E402
-import course  # noqa: E402
+from tools import build_site, course
+from tools.course import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SITE = ROOT / "build" / "site"
 DEFAULT_OUT = ROOT / "build" / "course.pdf"
 CHROMIUM = Path("/usr/bin/chromium")

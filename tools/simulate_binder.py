@@ -1,7 +1,7 @@
 """Simulate the image Binder (repo2docker) builds from binder/, in a fresh venv, and check it is conflict-free.
 
-    python tools/simulate_binder.py                     # build build/binder-sim/venv and check it
-    python tools/simulate_binder.py --base-from-lock environment.py-3.11-linux-64.lock   # refresh the base list
+    python -m tools.simulate_binder                     # build build/binder-sim/venv and check it
+    python -m tools.simulate_binder --base-from-lock environment.py-3.11-linux-64.lock   # refresh the base list
 
 repo2docker builds, for `binder/runtime.txt` = python-3.11, in this order:
 1. its base environment, frozen in repo2docker's conda lock
