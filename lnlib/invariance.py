@@ -199,7 +199,8 @@ def scale_shift(x, scale: float, shift: float, eps: float = 1e-5) -> ScaleShift:
     for name, v in (("scale", scale), ("shift", shift)):
         if isinstance(v, bool) or np.ndim(v) != 0 or not np.isfinite(np.float64(v)):
             raise ValueError(f"{name}: expected a finite real number, got {v!r}")
-    moved = float(scale) * values + float(shift)
+    with np.errstate(over="ignore"):
+        moved = float(scale) * values + float(shift)
     if not np.all(np.isfinite(moved)):
         raise ValueError(f"x: {scale!r}·x + {shift!r} overflows")
     return ScaleShift(values, float(scale), float(shift), eps, moved, normalize(moved, eps=eps))

@@ -66,7 +66,8 @@ def kept_variance(sigma: float, eps) -> np.ndarray:
     eps = np.asarray(eps, dtype=np.float64)
     if sigma == 0:
         return np.zeros_like(eps)
-    return 1.0 / (1.0 + eps / sigma / sigma)
+    with np.errstate(over="ignore"):  # ε/σ² beyond 1e308 means the variance of x̂ is 0 to the last bit
+        return 1.0 / (1.0 + eps / sigma / sigma)
 
 
 @dataclass(frozen=True)

@@ -103,21 +103,21 @@ FORM_STYLES = {
         "zorder": 3,
     },
     "deepnorm": {
-        "color": OKABE_ITO["bluish_green"],
+        "color": OKABE_ITO["sky_blue"],
         "marker": "D",
-        "linestyle": "-",
+        "linestyle": "-.",
         "linewidth": 4.0,
         "markersize": 8,
-        "alpha": 0.85,
         "zorder": 2,
     },
 }
-"""One colour, marker and dash per residual form. DeepNorm is drawn wide and underneath, Post-LN dashed on top,
-so where the two coincide (both keep the residual stream at RMS 1) both stay visible."""
+"""One colour, marker and dash per residual form. The four colours stay ≥ 20 CIEDE2000 apart under simulated
+deuteranopia and protanopia (tests/test_figure_access.py). DeepNorm is drawn wide and underneath, Post-LN dashed
+on top, so where the two coincide (both keep the residual stream at RMS 1) both stay visible."""
 
 _EXTRA_STYLES = [
     {"color": OKABE_ITO["reddish_purple"], "marker": "v", "linestyle": "-."},
-    {"color": OKABE_ITO["sky_blue"], "marker": "P", "linestyle": (0, (5, 1, 1, 1))},
+    {"color": OKABE_ITO["bluish_green"], "marker": "P", "linestyle": (0, (5, 1, 1, 1))},
     {"color": OKABE_ITO["orange"], "marker": "X", "linestyle": (0, (1, 2))},
 ]
 _GUIDE_STYLES = [
@@ -524,9 +524,10 @@ def variance_error_plot(offsets, one_pass, two_pass, true_variance: float, *, dt
     one_pass = np.asarray(one_pass, dtype=np.float64).reshape(-1)
     two_pass = np.asarray(two_pass, dtype=np.float64).reshape(-1)
     if not offsets.size or one_pass.size != offsets.size or two_pass.size != offsets.size:
+        bad = "one_pass" if one_pass.size != offsets.size or not offsets.size else "two_pass"
         raise ValueError(
-            f"one_pass, two_pass: expected {offsets.size} values each (one per offset), got "
-            f"{one_pass.size} and {two_pass.size}"
+            f"{bad}: expected {offsets.size} values (one per offset), got "
+            f"{one_pass.size if bad == 'one_pass' else two_pass.size}"
         )
     if not np.all(offsets > 0) or not np.all(np.isfinite(offsets)):
         raise ValueError("offsets: expected positive finite offsets (the axis is logarithmic)")
