@@ -23,14 +23,13 @@ from matplotlib import font_manager
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from . import groups, invariance, pitfalls
+from . import pitfalls
 from .data import TOKENS
 from .groups import Selection
 from .invariance import ScaleShift
 from .labels import AXIS_TITLES, dim_label, number, residual_form, vector_text
 from .pitfalls import EpsilonEffect
 from .stages import LayerNormSteps
-from .transformer import entropy as row_entropy
 
 try:
     from IPython import get_ipython
@@ -234,6 +233,13 @@ def _positive_int(value, name: str) -> int:
     return int(value)
 
 
+def _expect(value, kind: type, name: str, made_by: str):
+    """Renderers take results: refuse anything else by name, saying which function makes the result."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name}: expected the result of {made_by}, got {type(value).__name__}")
+    return value
+
+
 def _steps(steps) -> np.ndarray:
     if not isinstance(steps, LayerNormSteps):
         raise TypeError(f"steps: expected the LayerNormSteps of lnlib.layer_norm_steps, got {type(steps).__name__}")
@@ -340,14 +346,14 @@ def _cell_text(ax, image, values, texts, fontsize, *, weights=None):
             )
 
 
-def highlight_heatmap(selection: Selection, mode: str | None = None, index: int = 0, tokens=TOKENS) -> Figure:
+def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
     """The matrix as a grid of numbers; the cells of one group (`groups.selection`) are framed, the rest dimmed.
 
     mode "row": the cells of row `index` (one token's μ, σ — what LayerNorm uses);
     "column": the cells of column `index` (one dimension across tokens); "all": every cell.
-    (Older form, still accepted: `highlight_heatmap(matrix, mode, index, tokens)`.)
+    Takes `groups.selection(matrix, mode, index)`.
     """
-    sel = selection if isinstance(selection, Selection) else groups.selection(selection, mode or "row", index)
+    sel = _expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
     values, mask = sel.matrix, sel.mask
     n, d = values.shape
     tokens = _tokens(tokens, n)
@@ -402,13 +408,13 @@ def highlight_heatmap(selection: Selection, mode: str | None = None, index: int 
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
 
 
-def epsilon_plot(effect: EpsilonEffect, eps: float | None = None, *, eps_range=(1e-8, 1.0)) -> Figure:
+def epsilon_plot(effect: EpsilonEffect, *, eps_range=(1e-8, 1.0)) -> Figure:
     """Left: x̂ of one row at this ε (y axis fixed to the ε → 0 limit). Right: the variance of x̂, σ²/(σ²+ε),
     against ε on a log axis, with the current ε marked (notebook 04).
 
-    Takes `pitfalls.epsilon_effect(x, eps)` (older form, still accepted: `epsilon_plot(x, eps)`).
+    Takes `pitfalls.epsilon_effect(x, eps)`.
     """
-    e = effect if isinstance(effect, EpsilonEffect) else pitfalls.epsilon_effect(effect, eps)
+    e = _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
     lo, hi = (float(v) for v in eps_range)
     if not 0 < lo < hi < np.inf:
         raise ValueError(f"eps_range: expected 0 < low < high, got {eps_range!r}")
@@ -448,13 +454,10 @@ def epsilon_plot(effect: EpsilonEffect, eps: float | None = None, *, eps_range=(
     return fig
 
 
-def scale_shift_bars(
-    result: ScaleShift, scale: float | None = None, shift: float | None = None, eps: float = 1e-5, *, ylim=None
-) -> Figure:
+def scale_shift_bars(result: ScaleShift, *, ylim=None) -> Figure:
     """Left: a·x + b (it moves with the sliders; `ylim` fixes its axis); right: its x̂, which does not move
-    (notebook 05). Takes `invariance.scale_shift(x, a, b, eps)` (older form, still accepted:
-    `scale_shift_bars(x, a, b, eps)`)."""
-    r = result if isinstance(result, ScaleShift) else invariance.scale_shift(result, scale, shift, eps)
+    (notebook 05). Takes `invariance.scale_shift(x, a, b, eps)`."""
+    r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
     use_cjk_font()
     alt = (
         f"两幅柱状图。左：a·x + b = {vector_text(r.moved)}（a = {number(r.scale)}，b = {number(r.shift)}，"
@@ -558,14 +561,12 @@ def variance_error_plot(offsets, one_pass, two_pass, true_variance: float, *, dt
 # ---------------------------------------------------------------- notebooks 08–11 (contrast and context)
 
 
-def ln_vs_bn(layer, batch=None, tokens=TOKENS) -> Figure:
+def ln_vs_bn(layer, batch, tokens=TOKENS) -> Figure:
     """Notebook 08: a token matrix normalized by rows (LayerNorm) and by columns (BatchNorm), side by side.
 
-    Takes the two results, `invariance.row_and_column_norms(matrix)` (older form, still accepted: the matrix
-    alone). The frame marks one group of numbers that share a μ and σ: a row on the left, a column on the right.
+    Takes the two results of `invariance.row_and_column_norms(matrix)`. The frame marks one group of numbers that
+    share a μ and σ: a row on the left, a column on the right.
     """
-    if batch is None:
-        layer, batch = invariance.row_and_column_norms(layer)
     layer, batch = _matrix(layer, "layer"), _matrix(batch, "batch")
     if layer.shape != batch.shape:
         raise ValueError(f"batch: expected the shape of layer {layer.shape}, got {batch.shape}")
@@ -776,19 +777,16 @@ def depth_lines(
     return fig
 
 
-def attention_panel(weights, tokens, *, entropy=None, title: str = "") -> Figure:
+def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
     """Notebook 10: an attention-weight heatmap (rows: queries, columns: keys) with each row's entropy beside it.
 
-    `entropy` is `transformer.entropy(weights)`, one value per row (older calls without it still work: it is
-    then computed here).
+    `entropy` is `transformer.entropy(weights)`, one value per row.
     """
     w = _matrix(weights, "weights")
     n, m = w.shape
     if n != m:
         raise ValueError(f"weights: expected a square (tokens × tokens) matrix, got shape {w.shape}")
     tokens = _tokens(tokens, n)
-    if entropy is None:
-        entropy = row_entropy(w)
     h = np.asarray(entropy, dtype=np.float64).reshape(-1)
     if h.size != n or not np.all(np.isfinite(h)):
         raise ValueError(f"entropy: expected {n} finite values (one per row), got {entropy!r}")

@@ -13,7 +13,7 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from . import groups, invariance, numerics, pitfalls
+from . import invariance
 from .data import TOKENS
 from .groups import GroupStats
 from .invariance import ScaleShift, Verdict
@@ -163,19 +163,16 @@ def stats_table(labels, columns: dict, *, caption: str = "", index_name: str = "
     return Table(frame, caption)
 
 
-def _group_stats(stats, mode="row") -> GroupStats:
-    """Accept a GroupStats, or (older calls) a matrix to group by `mode`."""
-    return stats if isinstance(stats, GroupStats) else groups.group_stats(stats, mode)
+def _expect(value, kind: type, name: str, made_by: str):
+    """Renderers take results: refuse anything else by name, saying which function makes the result."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name}: expected the result of {made_by}, got {type(value).__name__}")
+    return value
 
 
-def axis_stats_table(stats: GroupStats, mode: str | None = None, tokens=TOKENS) -> Table:
-    """μ, σ², σ of each group of `groups.group_stats(matrix, mode)`: per row (LayerNorm), per column, or all.
-
-    (Older form, still accepted: `axis_stats_table(matrix, mode, tokens)`.)
-    """
-    stats = _group_stats(stats, mode or "row")
-    if mode is not None and mode != stats.mode:
-        raise ValueError(f"mode: the statistics were grouped by {stats.mode!r}, got {mode!r}")
+def axis_stats_table(stats: GroupStats, tokens=TOKENS) -> Table:
+    """μ, σ², σ of each group of `groups.group_stats(matrix, mode)`: per row (LayerNorm), per column, or all."""
+    _expect(stats, GroupStats, "stats", "lnlib.groups.group_stats(matrix, mode)")
     n, d = stats.matrix.shape
     labels = {"row": list(tokens), "column": dim_labels(d), "all": [WHOLE_TABLE]}[stats.mode]
     if stats.mode == "row" and len(labels) != n:
@@ -199,13 +196,12 @@ def vectors_table(rows: dict, *, caption: str = "", index_name: str = "") -> Tab
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
 
 
-def epsilon_summary(effect: EpsilonEffect, eps: float | None = None) -> Table:
+def epsilon_summary(effect: EpsilonEffect) -> Table:
     """One row's σ², ε and the variance of x̂, which equals σ² / (σ² + ε) (notebook 04).
 
-    Takes `pitfalls.epsilon_effect(x, eps)` (older form, still accepted: `epsilon_summary(x, eps)`).
+    Takes `pitfalls.epsilon_effect(x, eps)`.
     """
-    if not isinstance(effect, EpsilonEffect):
-        effect = pitfalls.epsilon_effect(effect, eps)
+    _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
     frame = pd.DataFrame(
         {
             "σ²": [effect.variance],
@@ -228,23 +224,20 @@ _EPS_PLACEMENT_HEADERS = {
 }
 
 
-def eps_placement_table(placement: EpsPlacement, eps: float = 1e-5) -> Table:
-    """`pitfalls.eps_placement(rows, eps)` with Chinese headers: √(σ² + ε) versus σ + ε (notebook 04).
-
-    (Older form, still accepted: `eps_placement_table(rows, eps)` with the dict of rows.)
-    """
-    p = placement if isinstance(placement, EpsPlacement) else pitfalls.eps_placement(placement, eps)
+def eps_placement_table(placement: EpsPlacement) -> Table:
+    """`pitfalls.eps_placement(rows, eps)` with Chinese headers: √(σ² + ε) versus σ + ε (notebook 04)."""
+    p = _expect(placement, EpsPlacement, "placement", "lnlib.pitfalls.eps_placement(rows, eps)")
     shown = p.frame.rename(columns=_EPS_PLACEMENT_HEADERS)
     shown.index.name = "输入行"
     return Table(shown, f"ε 放在哪里（ε = {p.eps:g}）", precision=4)
 
 
-def ddof_table(comparison: DdofComparison, eps: float = 0.0) -> Table:
+def ddof_table(comparison: DdofComparison) -> Table:
     """÷ d (LayerNorm) versus ÷ (d − 1) (torch.std's default): σ², σ, x̂ and Var(x̂) (notebook 04).
 
-    Takes `pitfalls.ddof_comparison(x, eps)` (older form, still accepted: `ddof_table(x, eps)`).
+    Takes `pitfalls.ddof_comparison(x, eps)`.
     """
-    c = comparison if isinstance(comparison, DdofComparison) else pitfalls.ddof_comparison(comparison, eps)
+    c = _expect(comparison, DdofComparison, "comparison", "lnlib.pitfalls.ddof_comparison(x, eps)")
     variants = {
         f"÷ d = {c.d}（LayerNorm）": (c.variance_d, c.xhat_d, c.xhat_variance_d),
         f"÷ (d − 1) = {c.d - 1}（torch.std 默认）": (c.variance_d1, c.xhat_d1, c.xhat_variance_d1),
@@ -260,14 +253,12 @@ def ddof_table(comparison: DdofComparison, eps: float = 0.0) -> Table:
     return Table(frame, f"x = {vector_text(c.x)}：除以 d 还是 d − 1")
 
 
-def scale_shift_table(
-    result: ScaleShift, scale: float | None = None, shift: float | None = None, eps: float = 1e-5
-) -> Table:
+def scale_shift_table(result: ScaleShift) -> Table:
     """x, a·x + b and the x̂ of a·x + b, each with its μ and σ (notebook 05).
 
-    Takes `invariance.scale_shift(x, a, b, eps)` (older form, still accepted: `scale_shift_table(x, a, b, eps)`).
+    Takes `invariance.scale_shift(x, a, b, eps)`.
     """
-    r = result if isinstance(result, ScaleShift) else invariance.scale_shift(result, scale, shift, eps)
+    r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
     names = ["原来的 x", f"变换后 {r.scale:.3g}·x + {r.shift:.3g}", "变换后的 x̂"]
     frame = pd.DataFrame([np.asarray(v) for v in r.rows], index=names, columns=dim_labels(r.x.size))
     frame["μ"] = r.means
@@ -278,9 +269,9 @@ def scale_shift_table(
 def row_stats_table(stats: GroupStats, tokens=TOKENS, *, caption: str = "", name: str = "y") -> Table:
     """The mean and (÷ d) variance of each row, one row per token (notebook 06).
 
-    Takes `groups.group_stats(matrix, "row")` (older form, still accepted: the matrix itself).
+    Takes `groups.group_stats(matrix, "row")`.
     """
-    stats = _group_stats(stats, "row")
+    _expect(stats, GroupStats, "stats", 'lnlib.groups.group_stats(matrix, "row")')
     if stats.mode != "row":
         raise ValueError(f"stats: expected statistics grouped by row, got {stats.mode!r}")
     return stats_table(
@@ -291,19 +282,15 @@ def row_stats_table(stats: GroupStats, tokens=TOKENS, *, caption: str = "", name
     )
 
 
-def invariance_table(results: dict[str, list[Verdict]] = ("layer",), **kwargs) -> Table:
+def invariance_table(results: dict[str, list[Verdict]]) -> Table:
     """Ba, Kiros & Hinton (2016) Table 1, computed: one ✓/✗ column (and the largest output change) per norm.
 
-    Takes `invariance.table1(norms)` (older form, still accepted: the norm names, as `results` or `norms=`, with
-    keyword arguments for `invariance.verdicts`). A "论文" column per
-    norm shows what the paper states, when `invariance.PAPER_TABLE1` has that norm (notebooks 05 and 08).
+    Takes `invariance.table1(norms)`. A "论文" column per norm shows what the paper states, when
+    `invariance.PAPER_TABLE1` has that norm (notebooks 05 and 08).
     """
-    if "norms" in kwargs:
-        results = kwargs.pop("norms")
-    if isinstance(results, str) or not isinstance(results, dict):
-        results = invariance.table1(results, **kwargs)
-    elif kwargs:
-        raise TypeError(f"invariance_table: keyword arguments {sorted(kwargs)} apply to norm names, not to results")
+    _expect(results, dict, "results", "lnlib.invariance.table1(norms)")
+    if not results:
+        raise ValueError("results: expected the verdicts of at least one normalization")
     frame = pd.DataFrame(index=[t.label for t in invariance.TRANSFORMS])
     frame.index.name = "变换"
     frame["做法"] = [t.how for t in invariance.TRANSFORMS]
@@ -322,13 +309,12 @@ def invariance_table(results: dict[str, list[Verdict]] = ("layer",), **kwargs) -
 # --- notebook 13: numerics ---------------------------------------------------------------------------
 
 
-def variance_table(methods: VarianceMethods, dtype: str = "float32", base=(0.0, 1.0, 2.0, 3.0)) -> Table:
+def variance_table(methods: VarianceMethods) -> Table:
     """σ² and x̂ of offset + base computed four ways (notebook 13's explorer and its static cell).
 
-    Takes `numerics.variance_methods(offset, dtype, base)` (older form, still accepted:
-    `variance_table(offset, dtype, base)`).
+    Takes `numerics.variance_methods(offset, dtype, base)`.
     """
-    m = methods if isinstance(methods, VarianceMethods) else numerics.variance_methods(methods, dtype, base)
+    m = _expect(methods, VarianceMethods, "methods", "lnlib.numerics.variance_methods(offset, dtype, base)")
     rows = [[m.variances[key], *m.normalized[key]] for key in VARIANCE_METHODS]
     columns = ["σ²", *[f"x̂ {label}" for label in dim_labels(len(m.base))]]
     frame = pd.DataFrame(rows, index=list(VARIANCE_METHODS.values()), columns=columns)

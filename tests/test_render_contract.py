@@ -24,10 +24,10 @@ BAD_INPUT = [
     (lambda: tables.gradient_table({}), ValueError, "series"),  # was StopIteration
     (lambda: tables.gradient_table({"post": [1, 2], "pre": [1]}), ValueError, "series"),
     (lambda: pitfalls.ddof_comparison(np.ones((2, 4))), ValueError, "x"),  # was a bare TypeError
-    (lambda: tables.ddof_table(np.ones((2, 4))), ValueError, "x"),
+    (lambda: tables.ddof_table(np.ones((2, 4))), TypeError, "comparison"),
     (lambda: pitfalls.ddof_comparison([3.0]), ValueError, "x"),
     (lambda: groups.selection(X, "row", 1.5), TypeError, "index"),  # was IndexError
-    (lambda: plots.highlight_heatmap(X, "row", 1.5), TypeError, "index"),
+    (lambda: plots.highlight_heatmap(X), TypeError, "selection"),  # takes groups.selection(...) now
     (lambda: groups.selection(X, "row", 3), ValueError, "index"),
     (lambda: groups.selection(X, "diagonal", 0), ValueError, "mode"),
     (lambda: groups.group_stats(np.ones(4)), ValueError, "matrix"),
@@ -61,7 +61,7 @@ BAD_INPUT = [
     (lambda: plots.depth_lines({}, xlabel="", ylabel=""), ValueError, "series"),
     (lambda: plots.depth_lines({"post": [1, 2, 3]}, xlabel="", ylabel="", x=[1, 2]), ValueError, "x"),
     (lambda: plots.depth_lines({"post": [1, 0]}, xlabel="", ylabel="", logy=True), ValueError, "series"),
-    (lambda: plots.attention_panel(np.ones((2, 3)) / 3, ["a", "b"]), ValueError, "weights"),
+    (lambda: plots.attention_panel(np.ones((2, 3)) / 3, ["a", "b"], entropy=[1.0, 1.0]), ValueError, "weights"),
     (lambda: plots.attention_panel(np.eye(2), ["a", "b"], entropy=[0.0]), ValueError, "entropy"),
     (lambda: plots.variance_error_plot([1, 10], [1.0], [1.0, 1.0], 1.25), ValueError, "one_pass"),
 ]

@@ -12,7 +12,7 @@ import pytest
 from matplotlib import font_manager
 
 import lnlib
-from lnlib import plots, tables
+from lnlib import groups, labels, plots, tables
 from lnlib.tables import Table
 
 
@@ -61,7 +61,7 @@ def test_token_table_labels_rows_by_token():
     ("all", [np.mean(lnlib.TOKEN_MATRIX)], [np.std(lnlib.TOKEN_MATRIX)]),
 ])
 def test_axis_stats_table(mode, mu, sigma):
-    f = tables.axis_stats_table(lnlib.TOKEN_MATRIX, mode).frame
+    f = tables.axis_stats_table(groups.group_stats(lnlib.TOKEN_MATRIX, mode)).frame
     np.testing.assert_allclose(f["μ"], mu)
     np.testing.assert_allclose(f["σ"], sigma if sigma is not None else np.std(lnlib.TOKEN_MATRIX, axis=0))
 
@@ -86,9 +86,9 @@ def test_use_cjk_font_picks_an_installed_font_from_the_list():
     lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8])),
     lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8], gamma=[2, 1, 1, 1]), affine=True),
     lambda: plots.token_bars(lnlib.TOKEN_MATRIX, title="三个 token"),
-    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "row", 2),
-    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "column", 0),
-    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "all"),
+    lambda: plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, "row", 2)),
+    lambda: plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, "column", 0)),
+    lambda: plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, "all")),
 ], ids=["stages", "stages-affine", "tokens", "heat-row", "heat-col", "heat-all"])
 def test_figures_render_chinese_without_missing_glyphs(draw, caplog):
     if plots.use_cjk_font() is None:
@@ -101,17 +101,17 @@ def test_figures_render_chinese_without_missing_glyphs(draw, caplog):
 
 
 def test_heatmap_title_reports_the_statistic_of_the_framed_cells():
-    fig = plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "column", 0)
+    fig = plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, "column", 0))
     title = fig.axes[0].get_title()
     assert "3 个数" in title and "= 10" in title
     with pytest.raises(ValueError, match="index"):
-        plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "row", 3)
+        groups.selection(lnlib.TOKEN_MATRIX, "row", 3)
     with pytest.raises(ValueError, match="mode"):
-        plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "diagonal")
+        groups.selection(lnlib.TOKEN_MATRIX, "diagonal")
 
 
 def test_number_format_drops_trailing_zeros():
-    assert [plots.number(v) for v in (8.0, -1.3416, 0.4472, -0.0001, 2.5)] == ["8", "-1.342", "0.447", "0", "2.5"]
+    assert [labels.number(v) for v in (8.0, -1.3416, 0.4472, -0.0001, 2.5)] == ["8", "-1.342", "0.447", "0", "2.5"]
 
 
 # --- stored outputs are a function of what is displayed (issue: table ids hashed from float bits) ----------------

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import lnlib
-from lnlib import groups, invariance, labels, numerics, pitfalls, tables
+from lnlib import groups, invariance, labels, numerics, pitfalls, plots, tables
 
 X = lnlib.TOKEN_MATRIX
 APPLE = [2.0, 4.0, 6.0, 8.0]
@@ -33,22 +33,24 @@ def test_selection_marks_the_group_and_its_statistics():
     assert groups.selection(X, "all").size == 12
 
 
-def test_old_and_new_call_forms_render_the_same_html():
-    """The result-taking renderers and the older raw-input forms agree (until the old forms are retired)."""
-    pairs = [
-        (tables.axis_stats_table(groups.group_stats(X, "column")), tables.axis_stats_table(X, "column")),
-        (tables.epsilon_summary(pitfalls.epsilon_effect(APPLE, 1.0)), tables.epsilon_summary(APPLE, 1.0)),
-        (tables.ddof_table(pitfalls.ddof_comparison(APPLE)), tables.ddof_table(APPLE)),
-        (tables.scale_shift_table(invariance.scale_shift(APPLE, 2.0, 1.0)), tables.scale_shift_table(APPLE, 2.0, 1.0)),
-        (tables.variance_table(numerics.variance_methods(1e4, "float32")), tables.variance_table(1e4, "float32")),
-        (
-            tables.invariance_table(invariance.table1(["layer", "batch"])),
-            tables.invariance_table(norms=("layer", "batch")),
-        ),
-        (tables.row_stats_table(groups.group_stats(X, "row")), tables.row_stats_table(X)),
+def test_renderers_refuse_raw_input_by_name():
+    """Renderers take results; raw input gets a TypeError that names the function making the result."""
+    calls = [
+        (lambda: tables.axis_stats_table(X), "stats", "group_stats"),
+        (lambda: tables.epsilon_summary(APPLE), "effect", "epsilon_effect"),
+        (lambda: tables.ddof_table(APPLE), "comparison", "ddof_comparison"),
+        (lambda: tables.scale_shift_table(APPLE), "result", "scale_shift"),
+        (lambda: tables.variance_table(1e4), "methods", "variance_methods"),
+        (lambda: tables.invariance_table(["layer"]), "results", "table1"),
+        (lambda: tables.row_stats_table(X), "stats", "group_stats"),
+        (lambda: tables.eps_placement_table({"a": APPLE}), "placement", "eps_placement"),
+        (lambda: plots.highlight_heatmap(X), "selection", "selection"),
+        (lambda: plots.epsilon_plot(APPLE), "effect", "epsilon_effect"),
+        (lambda: plots.scale_shift_bars(APPLE), "result", "scale_shift"),
     ]
-    for new, old in pairs:
-        assert new.to_html() == old.to_html()
+    for call, name, maker in calls:
+        with pytest.raises(TypeError, match=rf"^{name}: expected the result of lnlib\.\w+\.{maker}"):
+            call()
 
 
 def test_epsilon_effect_of_the_apple_row_is_exact():
