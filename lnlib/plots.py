@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import numbers
+import re
 
 import matplotlib
 import numpy as np
@@ -179,9 +180,40 @@ def _show_figures_in_ipython() -> None:
 _show_figures_in_ipython()
 
 
+_TEX_WORDS = {
+    r"\|": "‖",
+    r"\partial": "∂",
+    r"\propto": "∝",
+    r"\sqrt": "√",
+    r"\hat{x}": "x̂",
+    r"\hat{X}": "X̂",
+    r"\mu": "μ",
+    r"\sigma": "σ",
+    r"\varepsilon": "ε",
+    r"\gamma": "γ",
+    r"\beta": "β",
+    r"\odot": "⊙",
+    r"\cdot": "·",
+    r"\mathrm": "",
+}
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def plain(text: str) -> str:
+    """A label as plain text for alt text: TeX math ($…$, \\partial, W_2) becomes Unicode, and one space separates
+    Chinese from Latin letters and digits (the project's spacing rule)."""
+    for tex, char in _TEX_WORDS.items():  # a macro swallows the space TeX needs after it (\\partial L → ∂L)
+        text = re.sub(re.escape(tex) + (r"\s*" if tex[-1].isalpha() else ""), lambda _, c=char: c, text)
+    text = re.sub(r"_\{?(\d+)\}?", lambda m: m.group(1).translate(_SUBSCRIPTS), text)
+    text = re.sub(r"[${}\\]", "", text)
+    text = re.sub(r"([\u4e00-\u9fff])([A-Za-z0-9‖∂√μσεγβ])", r"\1 \2", text)
+    text = re.sub(r"([A-Za-z0-9‖∂√μσεγβ])([\u4e00-\u9fff])", r"\1 \2", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
 def _new_figure(figsize, alt: str) -> Figure:
     fig = Figure(figsize=figsize, layout="constrained")
-    fig.alt_text = alt
+    fig.alt_text = plain(alt)
     return fig
 
 
@@ -754,11 +786,12 @@ def depth_lines(
         raise ValueError("series: a logarithmic y axis needs positive values")
     use_cjk_font()
     where = f"横轴（{xlabel or '位置'}）取 {vector_text(positions)}"
+    log_note = "（对数刻度）" if logy and "对数" not in ylabel else ""
     lines = "；".join(f"{residual_form(k)} = {vector_text(v)}" for k, v in data.items())
     lines += "".join(f"；参考线 {k} = {vector_text(v)}" for k, v in guides.items())
     fig = _new_figure(
         (6.4, 3.6),
-        f"折线图：{title + '，' if title else ''}纵轴是{ylabel}{'（对数刻度）' if logy else ''}，{where}：{lines}。",
+        f"折线图：{title + '，' if title else ''}纵轴是 {ylabel}{log_note}，{where}：{lines}。",
     )
     ax = fig.subplots()
     for i, (key, values) in enumerate(data.items()):

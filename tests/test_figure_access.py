@@ -65,6 +65,13 @@ FIGURES = {
     "depth_lines_guides": lambda: plots.depth_lines(
         LAST, x=DEPTHS, xlabel="总层数 L", ylabel="梯度", guides={"1/√L": [0.9, 0.64, 0.45, 0.32]}
     ),
+    "depth_lines_tex": lambda: plots.depth_lines(
+        {"post": [7.2, 6.7], "pre": [4.1, 4.0]},
+        xlabel="第几层（1 = 靠近输入）",
+        ylabel=r"$\|\partial L/\partial W_2\|_F$",
+        title="6 层模型，初始化时每层 $W_2$ 的梯度",
+        logy=True,
+    ),
     "attention_panel": lambda: plots.attention_panel(
         w := transformer.attention_at_scale(lnlib.layer_norm(X), 4.0), lnlib.TOKENS, entropy=transformer.entropy(w)
     ),
@@ -80,7 +87,7 @@ def figure_functions() -> set[str]:
 
 
 def test_every_figure_function_is_in_the_catalogue():
-    covered = {re.sub(r"_(affine|row|column|all|guides)$", "", name) for name in FIGURES}
+    covered = {re.sub(r"_(affine|row|column|all|guides|tex)$", "", name) for name in FIGURES}
     assert figure_functions() == covered
 
 
@@ -103,7 +110,8 @@ def test_every_figure_has_chinese_alt_text(figures, name):
     text = plots.alt_text(figures[name])
     assert len(CJK.findall(text)) >= 8, text
     assert not CJK_LATIN.search(text), f"spacing rule: {CJK_LATIN.search(text).group(0)!r} in {text}"
-    assert "\n" not in text and "$" not in text, "plain text, no TeX"
+    assert "\n" not in text and not re.search(r"[$\\{}]", text), f"plain text, no TeX: {text}"
+    assert not re.search(r"（([^（）]+)）（\1）", text), f"a repeated remark: {text}"
 
 
 def test_alt_text_describes_the_data():
@@ -114,6 +122,11 @@ def test_alt_text_describes_the_data():
     assert a != b and "[1, 2, 3, 5]" in b and "μ = 2.75" in b
     sel = plots.alt_text(plots.highlight_heatmap(groups.selection(X, "column", 0)))
     assert "[8, 20, 2]" in sel and "μ = 10" in sel  # (8 + 20 + 2) / 3
+
+
+def test_alt_text_turns_tex_labels_into_plain_text():
+    text = plots.alt_text(FIGURES["depth_lines_tex"]())
+    assert "‖∂L/∂W₂‖_F" in text and "每层 W₂ 的梯度" in text and text.count("对数刻度") == 1
 
 
 def test_ipython_display_carries_the_alt_text_in_png_metadata():
