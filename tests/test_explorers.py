@@ -273,3 +273,29 @@ def test_the_ends_of_every_range_are_accepted_as_given(make, control, given):
         warnings.simplefilter("error")
         e = make()
     assert getattr(e, control).value == pytest.approx(given, rel=1e-12)
+
+
+def test_depth_explorer_prepares_the_neighbouring_depths_while_idle():
+    """In a kernel (a running event loop), the depths next to the current one are computed and drawn in idle time,
+    so the next slider step only sends a ready frame."""
+
+    async def run():
+        e = widgets.DepthExplorer(4, width=8)
+        for _ in range(300):  # bounded wait: at most 30 s on a very busy machine
+            if e._live.cached(5) is not None and e._live.cached(3) is not None:
+                break
+            await asyncio.sleep(0.1)
+        frames = e._live.frames
+        e.depth.value = 5
+        return e, frames
+
+    loop = asyncio.new_event_loop()
+    try:
+        e, frames = loop.run_until_complete(run())
+    finally:
+        loop.close()
+    assert e._live.frames == frames, "depth 5 was drawn in advance"
+    assert "第 5 层" in e.summary.value
+    plain = widgets.DepthExplorer(4, width=8)  # no event loop: no prefetch, depth 5 drawn on demand
+    plain.depth.value = 5
+    assert_same_picture(e.plot.value, plain.plot.value)
