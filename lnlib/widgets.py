@@ -136,6 +136,8 @@ class Explorer:
     """Base: a VBox in `self.box`; displaying the explorer displays the box.
 
     `render()` draws the current state; `self.updates` (a `live.Coalescer`) calls it for every wired control.
+    A render sets the picture before the tables: the browser applies the updates in order, so once the new
+    numbers show, the picture that belongs to them is already there.
     """
 
     box: widgets.Box
@@ -218,8 +220,8 @@ class VectorExplorer(TypedVectorExplorer):
 
     def render(self) -> None:
         steps = layer_norm_steps(self.values, eps=float(self.eps.value))
+        self.plot.value = self._frame(steps)  # the picture first, the numbers last (see Explorer)
         self.table.value = tables.stage_table(steps).to_html()
-        self.plot.value = self._frame(steps)
 
     def _frame(self, steps) -> bytes:
         row = self.values.tobytes()
@@ -297,8 +299,8 @@ class AxisExplorer(Explorer):
             return
         mode, index = self.mode.value, self.index.value
         stats = groups.group_stats(self.matrix, mode)
-        self.summary.value = tables.axis_stats_table(stats, tokens=self.tokens).to_html()
         self.plot.value = self._frame(groups.selection(self.matrix, mode, index))
+        self.summary.value = tables.axis_stats_table(stats, tokens=self.tokens).to_html()
 
     def _frame(self, sel) -> bytes:
         key = (sel.mode, sel.index)
@@ -366,9 +368,9 @@ class EpsilonExplorer(TypedVectorExplorer):
 
     def render(self) -> None:
         effect = pitfalls.epsilon_effect(self.values, float(self.eps.value))
+        self.plot.value = self._frame(effect)
         self.summary.value = tables.epsilon_summary(effect).to_html()
         self.table.value = tables.stage_table(effect.steps).to_html()
-        self.plot.value = self._frame(effect)
 
     def _frame(self, effect) -> bytes:
         row = self.values.tobytes()
@@ -439,8 +441,8 @@ class ScaleShiftExplorer(TypedVectorExplorer):
 
     def render(self) -> None:
         result = invariance.scale_shift(self.values, float(self.scale.value), float(self.shift.value), self.eps)
-        self.table.value = tables.scale_shift_table(result).to_html()
         self.plot.value = self._frame(result)
+        self.table.value = tables.scale_shift_table(result).to_html()
 
     def _frame(self, r) -> bytes:
         row = self.values.tobytes()
@@ -502,11 +504,11 @@ class GammaBetaExplorer(Explorer):
         gamma, beta = self.gamma, self.beta
         y = layer_norm_steps(self.matrix, gamma, beta, eps=self.eps).output
         caption = "输出 y = γ ⊙ x̂ + β（每个 token 共用同一组 γ、β）"
+        self.plot.value = self._frame(y, (gamma.tobytes(), beta.tobytes()))
         self.table.value = tables.token_table(y, self.tokens, caption=caption).to_html()
         self.stats.value = tables.row_stats_table(
             groups.group_stats(y, "row"), self.tokens, caption="每一行 y 的均值和方差"
         ).to_html()
-        self.plot.value = self._frame(y, (gamma.tobytes(), beta.tobytes()))
 
     def _frame(self, y: np.ndarray, key) -> bytes:
         if self._live is None:
@@ -585,7 +587,7 @@ class DepthExplorer(Explorer):
     step of the slider finds its picture ready.
     """
 
-    PREFETCH_DELAY = 0.3  # seconds of idle time before a neighbouring depth is computed
+    PREFETCH_DELAY = 0.05  # seconds of idle time before a neighbouring depth is computed
 
     FORMS = ("post", "pre")
 
@@ -611,8 +613,8 @@ class DepthExplorer(Explorer):
     def render(self) -> None:
         depth = self.depth.value
         series = self.series(depth)
-        self.summary.value = tables.gradient_table(series).to_html()
         self.plot.value = self._frame(depth, series)
+        self.summary.value = tables.gradient_table(series).to_html()
         self._prefetch_later()
 
     def _prefetch_later(self) -> None:
@@ -680,13 +682,13 @@ class SoftmaxExplorer(Explorer):
         scale = float(self.scale.value)
         w = attention_at_scale(self.matrix, scale)
         h = entropy(w)
+        self.plot.value = self._frame(scale, w, h)
         self.summary.value = tables.stats_table(
             self.tokens,
             {"最大权重": w.max(axis=1), "熵 (nats)": h},
             caption=f"放大倍数 {scale:.3g}：每个 query 的注意力",
             index_name="query",
         ).to_html()
-        self.plot.value = self._frame(scale, w, h)
 
     def _frame(self, scale: float, w: np.ndarray, h: np.ndarray) -> bytes:
         if self._live is None:
