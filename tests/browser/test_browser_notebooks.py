@@ -92,7 +92,11 @@ def sweep(notebook, explorer: str, page, handle) -> list[str]:
     controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
     for control in [c for c in controls if c["kind"] in ("slider", "toggle")]:
         kind, index, direction = control["kind"], control["index"], "ArrowRight"
-        for _ in range(SWEEP):
+        # a toggle group goes round its options a whole number of times and ends where it started, so a group
+        # that another one enables (AxisExplorer's 哪一个 needs 按行 or 按列) is still enabled for its own turn
+        n = len(control["options"])
+        count = n * max(1, SWEEP // n) if kind == "toggle" and n > 1 else SWEEP
+        for _ in range(count):
             now = next((c for c in page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
                         if c["kind"] == kind and c["index"] == index), None)
             if now is None or now["disabled"]:
