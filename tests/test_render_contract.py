@@ -84,14 +84,9 @@ EXTREME_ROWS = {
     "tiny": [1e-300, 2e-300, 3e-300, 4e-300],
     "constant": [3.0, 3.0, 3.0, 3.0],
 }
-TINY_XFAIL = pytest.mark.xfail(
-    reason="issue 11.2 (stages): layer_norm_steps gives √(σ² + ε) = inf below ~2e-157", raises=ValueError, strict=False
-)
 
 
-@pytest.mark.parametrize(
-    "row", [pytest.param(v, id=k, marks=[TINY_XFAIL] if k == "tiny" else []) for k, v in EXTREME_ROWS.items()]
-)
+@pytest.mark.parametrize("row", EXTREME_ROWS.values(), ids=EXTREME_ROWS)
 def test_extreme_rows_draw_and_tabulate_without_warnings(row):
     """Issue 11.7: epsilon_plot near 1e300 and huge bar labels warned (RuntimeWarning, constrained_layout)."""
     with warnings.catch_warnings():
