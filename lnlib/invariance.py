@@ -16,8 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._checks import as_real_array, check_eps
 from .data import TOKEN_MATRIX
+from .labels import NORM_LABELS
 from .norms import batch_norm, layer_norm
+from .stages import mean, normalize, std
 
 Norm = Callable[[np.ndarray], np.ndarray]
 
@@ -27,13 +30,38 @@ NORMS: dict[str, Norm] = {
 }
 """name → normalization of the summed inputs a (shape (N, H)); add entries for other normalizations."""
 
-NORM_LABELS: dict[str, str] = {"layer": "层归一化（LayerNorm）", "batch": "批归一化（BatchNorm）"}
+__all__ = [
+    "NORMS",
+    "NORM_LABELS",
+    "PAPER_TABLE1",
+    "TRANSFORMS",
+    "ScaleShift",
+    "Verdict",
+    "batch_dependence",
+    "linear_then_norm",
+    "row_and_column_norms",
+    "scale_shift",
+    "table1",
+    "verdicts",
+]
 
 PAPER_TABLE1: dict[str, dict[str, bool]] = {
-    "layer": {"weight_matrix_rescale": True, "weight_matrix_recenter": True, "weight_vector_rescale": False,
-              "dataset_rescale": True, "dataset_recenter": False, "single_case_rescale": True},
-    "batch": {"weight_matrix_rescale": True, "weight_matrix_recenter": False, "weight_vector_rescale": True,
-              "dataset_rescale": True, "dataset_recenter": True, "single_case_rescale": False},
+    "layer": {
+        "weight_matrix_rescale": True,
+        "weight_matrix_recenter": True,
+        "weight_vector_rescale": False,
+        "dataset_rescale": True,
+        "dataset_recenter": False,
+        "single_case_rescale": True,
+    },
+    "batch": {
+        "weight_matrix_rescale": True,
+        "weight_matrix_recenter": False,
+        "weight_vector_rescale": True,
+        "dataset_rescale": True,
+        "dataset_recenter": True,
+        "single_case_rescale": False,
+    },
 }
 """What Table 1 of the paper states (True = invariant), for comparison with the computed verdicts."""
 
@@ -97,8 +125,9 @@ class Verdict:
     invariant: bool
 
 
-def verdicts(norm: Norm | str = "layer", *, n_samples: int = 8, d_in: int = 5, hidden: int = 4, seed: int = 0,
-             tol: float = 1e-9) -> list[Verdict]:
+def verdicts(
+    norm: Norm | str = "layer", *, n_samples: int = 8, d_in: int = 5, hidden: int = 4, seed: int = 0, tol: float = 1e-9
+) -> list[Verdict]:
     """Apply each Table 1 transform to a random linear layer + `norm`; report whether the output changed."""
     rng = np.random.default_rng(seed)
     W = rng.normal(size=(hidden, d_in))
@@ -122,3 +151,64 @@ def batch_dependence(companion_scale: float, matrix=TOKEN_MATRIX):
     batch = np.concatenate([ours, companion_scale * ours[::-1]])
     n = ours.shape[0]
     return batch_norm(batch, eps=1e-5)[:n], layer_norm(batch, eps=1e-5)[:n]
+
+
+def table1(norms=("layer",), **kwargs) -> dict[str, list[Verdict]]:
+    """`verdicts` for each normalization in `norms` (keys of NORMS): the computed columns of Table 1."""
+    if isinstance(norms, str):
+        norms = (norms,)
+    norms = tuple(norms)
+    if not norms:
+        raise ValueError("norms: expected at least one normalization")
+    for norm in norms:
+        if norm not in NORMS:
+            raise ValueError(f"norms: expected keys of NORMS {sorted(NORMS)}, got {norm!r}")
+    return {norm: verdicts(norm, **kwargs) for norm in norms}
+
+
+@dataclass(frozen=True)
+class ScaleShift:
+    """A row x, the moved row a·x + b and the x̂ of the moved row, with the μ and σ of each (notebook 05)."""
+
+    x: np.ndarray
+    scale: float
+    shift: float
+    eps: float
+    moved: np.ndarray
+    normalized: np.ndarray
+
+    @property
+    def rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.x, self.moved, self.normalized
+
+    @property
+    def means(self) -> list[float]:
+        return [float(mean(v)) for v in self.rows]
+
+    @property
+    def stds(self) -> list[float]:
+        return [float(std(v)) for v in self.rows]
+
+
+def scale_shift(x, scale: float, shift: float, eps: float = 1e-5) -> ScaleShift:
+    """Move one row to a·x + b and normalize it: x̂ does not move (for a > 0 and ε small against σ)."""
+    eps = check_eps(eps)
+    values = as_real_array(x, "x").astype(np.float64)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"x: expected one non-empty vector, got shape {values.shape}")
+    for name, v in (("scale", scale), ("shift", shift)):
+        if isinstance(v, bool) or np.ndim(v) != 0 or not np.isfinite(np.float64(v)):
+            raise ValueError(f"{name}: expected a finite real number, got {v!r}")
+    with np.errstate(over="ignore"):
+        moved = float(scale) * values + float(shift)
+    if not np.all(np.isfinite(moved)):
+        raise ValueError(f"x: {scale!r}·x + {shift!r} overflows")
+    return ScaleShift(values, float(scale), float(shift), eps, moved, normalize(moved, eps=eps))
+
+
+def row_and_column_norms(matrix) -> tuple[np.ndarray, np.ndarray]:
+    """The same matrix normalized by rows (LayerNorm) and by columns (BatchNorm), ε = 0 (notebook 08)."""
+    values = as_real_array(matrix, "matrix").astype(np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"matrix: expected a 2-D (tokens × d) matrix, got shape {values.shape}")
+    return layer_norm(values, eps=0.0), batch_norm(values, eps=0.0)

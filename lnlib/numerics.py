@@ -3,19 +3,22 @@
 `one_pass_variance` is the textbook E[x²] − E[x]² that lnlib never uses; `two_pass_variance` and `welford` are
 the stable ways. All three accumulate sequentially in a chosen dtype, one element after another along the last
 axis, so the rounding they show is the same on every machine (no SIMD or pairwise summation order involved).
-`naive_layer_norm` and `median_time`/`time_ratios` are the baseline and the stopwatch of the speed section and
-of benchmarks/bench_layer_norm.py.
+`variance_methods` runs all four ways on one shifted row for notebook 13's table and explorer.
+`naive_layer_norm` and `time_ratios`/`interleaved_medians` are the baseline and the stopwatch of the speed section
+and of benchmarks/bench_layer_norm.py.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from ._checks import as_real_array, check_eps, check_nonempty
+from .stages import layer_norm_steps, variance
 
 DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 
@@ -131,17 +134,6 @@ def naive_layer_norm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
     return out
 
 
-def median_time(f: Callable[[], object], repeat: int = 15) -> float:
-    """The median wall-clock time of `repeat` calls of f() in seconds (after one warm-up call)."""
-    f()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
 def time_ratios(candidates: dict[str, Callable[[], object]], baseline: str, repeat: int = 15) -> dict[str, float]:
     """Median time of every candidate divided by the baseline's, measured in one run with the calls interleaved.
 
@@ -165,3 +157,58 @@ def interleaved_medians(candidates: dict[str, Callable[[], object]], repeat: int
             f()
             times[name].append(time.perf_counter() - start)
     return {name: float(np.median(ts)) for name, ts in times.items()}
+
+
+@dataclass(frozen=True)
+class VarianceMethods:
+    """σ² and x̂ of one row offset + base, computed four ways in `dtype` (keys of `labels.VARIANCE_METHODS`)."""
+
+    offset: float
+    base: tuple[float, ...]
+    dtype: str
+    x: np.ndarray  # offset + base, rounded to dtype
+    true_variance: float  # σ² of base, which no offset changes
+    variances: dict[str, float]
+    normalized: dict[str, np.ndarray]
+
+
+def variance_methods(
+    offset: float = 1e4, dtype: str = "float32", base=(0.0, 1.0, 2.0, 3.0), eps: float = 1e-5
+) -> VarianceMethods:
+    """σ² and x̂ of offset + base by the one-pass formula, two passes, Welford and lnlib (float64 accumulation).
+
+    x̂ uses each method's σ² (lnlib's own x̂ for lnlib). The true σ² of [0, 1, 2, 3] is 1.25 whatever the offset.
+    """
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
+    eps = check_eps(eps)
+    if isinstance(offset, bool) or not np.isfinite(np.float64(offset)) or np.ndim(offset) != 0:
+        raise ValueError(f"offset: expected a finite real number, got {offset!r}")
+    base_values = as_real_array(base, "base").astype(np.float64)
+    if base_values.ndim != 1 or base_values.size == 0:
+        raise ValueError(f"base: expected one non-empty vector, got shape {base_values.shape}")
+    t = DTYPES[dtype]
+    with np.errstate(over="ignore"):
+        x = (float(offset) + base_values).astype(t)
+    steps = layer_norm_steps(x, eps=eps)
+    variances = {
+        "one_pass": one_pass_variance(x, t),
+        "two_pass": two_pass_variance(x, t),
+        "welford": welford(x, t)[1],
+        "lnlib": steps.variance,
+    }
+    normalized = {
+        key: np.asarray(normalize_with_variance(x, var, eps, t), dtype=np.float64)
+        for key, var in variances.items()
+        if key != "lnlib"
+    }
+    normalized["lnlib"] = np.asarray(steps.normalized, dtype=np.float64)
+    return VarianceMethods(
+        float(offset),
+        tuple(float(v) for v in base_values),
+        dtype,
+        x,
+        float(variance(base_values)),
+        {k: float(v) for k, v in variances.items()},
+        normalized,
+    )

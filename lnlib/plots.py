@@ -1,20 +1,42 @@
 """matplotlib figures with Chinese labels. Every function returns a `Figure` (not registered with pyplot,
 so explorers can redraw thousands of times without leaking figures); a notebook shows it as the cell's value.
+
+Renderers only: each function takes numbers or a result computed by a topic module (`stages`, `groups`,
+`pitfalls`, `invariance`, `numerics`, `transformer`) and draws it; the words come from `lnlib.labels`.
+Every figure carries `fig.alt_text`, a Chinese description built from its data; in Jupyter it travels with
+the PNG as `{"image/png": {"alt": …}}` output metadata, which JupyterLab and nbconvert put into `<img alt>`.
+
+Colours come from the Okabe–Ito palette (readable with every common colour-vision deficiency), every series
+on one axes also differs in marker or dash, and every text colour has a contrast of at least 4.5:1 with
+what lies behind it (`ink_on` picks black or white for text on coloured cells).
 """
 
 from __future__ import annotations
 
 import io
+import numbers
+import re
 
 import matplotlib
 import numpy as np
+from matplotlib import colors as mcolors
 from matplotlib import font_manager
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.patches import FancyBboxPatch, Rectangle
 
+from . import pitfalls
 from .data import TOKENS
 from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own font with matplotlib
-from .stages import LayerNormSteps, mean, std
+from .groups import Selection
+from .invariance import ScaleShift
+from .labels import AXIS_TITLES, dim_label, number, residual_form, vector_text
+from .pitfalls import EpsilonEffect
+from .stages import LayerNormSteps
+
+try:
+    from IPython import get_ipython
+except ImportError:  # plots work without IPython; figures then just are not auto-displayed
+    get_ipython = None
 
 CJK_FONTS = (
     BUNDLED_CJK_FONT,
@@ -27,7 +49,83 @@ CJK_FONTS = (
 )
 _CJK_FILE_HINTS = ("notosanscjk", "sourcehansans", "pingfang", "msyh", "wqy", "wenquanyi")
 
-COLORS = {"x": "#94a3b8", "centered": "#60a5fa", "normalized": "#f59e0b", "output": "#10b981"}
+
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+"""Okabe & Ito (2008), "Color Universal Design": eight colours that stay apart for protan, deutan and tritan
+vision."""
+
+COLORS = {
+    "x": OKABE_ITO["sky_blue"],
+    "centered": OKABE_ITO["blue"],
+    "normalized": OKABE_ITO["orange"],
+    "output": OKABE_ITO["bluish_green"],
+}
+"""The bars of each LayerNorm stage."""
+
+INK = "#000000"  # text on light backgrounds
+MUTED_INK = "#4b5563"  # secondary text (dimmed cells): 7:1 on white, ≥ 6:1 on the pale cells it sits on
+GUIDE = "#4b5563"  # reference lines (zero, limits), drawn thin and dashed or dotted
+ACCENT = OKABE_ITO["vermillion"]  # markers, frames and arrows that point at something
+ACCENT_TEXT = "#A33B00"  # text in the accent colour, darkened to 6.4:1 on white
+HIGHLIGHT = OKABE_ITO["orange"]
+PALE = "#e5e7eb"
+
+FORM_STYLES = {
+    "post": {
+        "color": OKABE_ITO["vermillion"],
+        "marker": "o",
+        "linestyle": "--",
+        "linewidth": 1.6,
+        "markersize": 5,
+        "zorder": 4,
+    },
+    "pre": {
+        "color": OKABE_ITO["blue"],
+        "marker": "s",
+        "linestyle": "-",
+        "linewidth": 1.6,
+        "markersize": 5,
+        "zorder": 3,
+    },
+    "none": {
+        "color": OKABE_ITO["black"],
+        "marker": "^",
+        "linestyle": ":",
+        "linewidth": 1.6,
+        "markersize": 5,
+        "zorder": 3,
+    },
+    "deepnorm": {
+        "color": OKABE_ITO["sky_blue"],
+        "marker": "D",
+        "linestyle": "-.",
+        "linewidth": 4.0,
+        "markersize": 8,
+        "zorder": 2,
+    },
+}
+"""One colour, marker and dash per residual form. The four colours stay ≥ 20 CIEDE2000 apart under simulated
+deuteranopia and protanopia (tests/test_figure_access.py). DeepNorm is drawn wide and underneath, Post-LN dashed
+on top, so where the two coincide (both keep the residual stream at RMS 1) both stay visible."""
+
+_EXTRA_STYLES = [
+    {"color": OKABE_ITO["reddish_purple"], "marker": "v", "linestyle": "-."},
+    {"color": OKABE_ITO["bluish_green"], "marker": "P", "linestyle": (0, (5, 1, 1, 1))},
+    {"color": OKABE_ITO["orange"], "marker": "X", "linestyle": (0, (1, 2))},
+]
+_GUIDE_STYLES = [
+    {"color": INK, "linestyle": (0, (4, 2)), "linewidth": 1.0},
+    {"color": GUIDE, "linestyle": (0, (1, 1.5)), "linewidth": 1.2},
+]
 
 
 def use_cjk_font() -> str | None:
@@ -63,37 +161,154 @@ def to_png(fig: Figure, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
+def alt_text(fig: Figure) -> str:
+    """The Chinese description of what a figure made here shows ("" for other figures)."""
+    return getattr(fig, "alt_text", "")
+
+
+def _png_with_alt(fig: Figure):
+    """IPython's PNG formatter: (data, metadata) puts {"alt": …} into the output's image/png metadata."""
+    text = alt_text(fig)
+    return (to_png(fig), {"alt": text}) if text else to_png(fig)
+
+
 def _show_figures_in_ipython() -> None:
-    """Let a returned Figure display as a PNG in Jupyter without pyplot or `%matplotlib inline`."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
+    """Let a returned Figure display as a PNG (with its alt text) in Jupyter without pyplot or `%matplotlib inline`."""
+    shell = get_ipython() if get_ipython is not None else None
     if shell is not None:
-        shell.display_formatter.formatters["image/png"].for_type(Figure, to_png)
+        shell.display_formatter.formatters["image/png"].for_type(Figure, _png_with_alt)
 
 
 _show_figures_in_ipython()
 
 
-def number(v: float) -> str:
-    """Up to three decimals, trailing zeros dropped: 8, -1.342, 0.447."""
-    text = f"{v:.3f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+_TEX_WORDS = {
+    r"\|": "‖",
+    r"\partial": "∂",
+    r"\propto": "∝",
+    r"\sqrt": "√",
+    r"\hat{x}": "x̂",
+    r"\hat{X}": "X̂",
+    r"\mu": "μ",
+    r"\sigma": "σ",
+    r"\varepsilon": "ε",
+    r"\gamma": "γ",
+    r"\beta": "β",
+    r"\odot": "⊙",
+    r"\cdot": "·",
+    r"\mathrm": "",
+}
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def plain(text: str) -> str:
+    """A label as plain text for alt text: TeX math ($…$, \\partial, W_2) becomes Unicode, and one space separates
+    Chinese from Latin letters and digits (the project's spacing rule)."""
+    for tex, char in _TEX_WORDS.items():  # a macro swallows the space TeX needs after it (\\partial L → ∂L)
+        text = re.sub(re.escape(tex) + (r"\s*" if tex[-1].isalpha() else ""), lambda _, c=char: c, text)
+    text = re.sub(r"_\{?(\d+)\}?", lambda m: m.group(1).translate(_SUBSCRIPTS), text)
+    text = re.sub(r"[${}\\]", "", text)
+    text = re.sub(r"([\u4e00-\u9fff])([A-Za-z0-9‖∂√μσεγβ])", r"\1 \2", text)
+    text = re.sub(r"([A-Za-z0-9‖∂√μσεγβ])([\u4e00-\u9fff])", r"\1 \2", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _new_figure(figsize, alt: str) -> Figure:
+    fig = Figure(figsize=figsize, layout="constrained")
+    fig.alt_text = plain(alt)
+    return fig
+
+
+# --- colour and contrast ---------------------------------------------------------------------------------
+
+
+def relative_luminance(color) -> float:
+    """WCAG 2.x relative luminance of a matplotlib colour (0 for black, 1 for white)."""
+    rgb = np.asarray(mcolors.to_rgb(color), dtype=np.float64)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ [0.2126, 0.7152, 0.0722])
+
+
+def contrast_ratio(a, b) -> float:
+    """WCAG 2.x contrast ratio (1 … 21) between two colours."""
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def ink_on(background) -> str:
+    """Black or white, whichever contrasts more with `background` (always ≥ 4.58:1)."""
+    return "#000000" if contrast_ratio("#000000", background) >= contrast_ratio("#ffffff", background) else "#ffffff"
+
+
+# --- input checks ------------------------------------------------------------------------------------------
+
+
+def _matrix(matrix, name: str = "matrix") -> np.ndarray:
+    values = np.asarray(matrix, dtype=np.float64)
+    if values.ndim != 2 or 0 in values.shape:
+        raise ValueError(f"{name}: expected a non-empty 2-D matrix, got shape {values.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name}: expected finite numbers, got inf or NaN")
+    return values
+
+
+def _tokens(tokens, n: int) -> list[str]:
+    tokens = [str(t) for t in tokens]
+    if len(tokens) != n:
+        raise ValueError(f"tokens: expected {n} names for the {n} rows, got {len(tokens)}")
+    return tokens
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected a positive integer, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+    return int(value)
+
+
+def _expect(value, kind: type, name: str, made_by: str):
+    """Renderers take results: refuse anything else by name, saying which function makes the result."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name}: expected the result of {made_by}, got {type(value).__name__}")
+    return value
+
+
+def _steps(steps) -> np.ndarray:
+    if not isinstance(steps, LayerNormSteps):
+        raise TypeError(f"steps: expected the LayerNormSteps of lnlib.layer_norm_steps, got {type(steps).__name__}")
+    x = np.asarray(steps.x, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"steps: one vector is drawn; got x of shape {x.shape}")
+    # √(σ² + ε) may still be inf for rows below ~1e-157 (a stages issue, 11.2): drawn as "÷ inf", not refused
+    stages = (steps.x, steps.centered, steps.normalized, steps.output, steps.mean)
+    if not all(np.all(np.isfinite(np.asarray(v, dtype=np.float64))) for v in stages):
+        raise ValueError("steps: the stages hold inf or NaN (is x finite?); nothing to draw")
+    return x
+
+
+# --- bars ---------------------------------------------------------------------------------------------------
 
 
 def _bars(ax, values, color, title, *, ylim=None, hline=None):
     values = np.asarray(values, dtype=np.float64)
     positions = np.arange(1, values.size + 1)
-    ax.bar(positions, values, color=color)
-    ax.axhline(0, color="#334155", linewidth=0.8)
+    ax.bar(positions, values, color=color, edgecolor=INK, linewidth=0.6)
+    ax.axhline(0, color=GUIDE, linewidth=0.8, gid="guide")
     if hline is not None:
-        ax.axhline(hline, color="#ef4444", linestyle="--", linewidth=1)
+        ax.axhline(hline, color=ACCENT, linestyle="--", linewidth=1.2, gid="guide")
     for p, v in zip(positions, values, strict=True):
-        ax.annotate(number(v), (p, v), ha="center", va="bottom" if v >= 0 else "top", fontsize=8,
-                    xytext=(0, 2 if v >= 0 else -2), textcoords="offset points")
-    ax.set_xticks(positions, [f"第{p}维" for p in positions], fontsize=8)
+        ax.annotate(
+            number(v),
+            (p, v),
+            ha="center",
+            va="bottom" if v >= 0 else "top",
+            fontsize=8,
+            color=INK,
+            xytext=(0, 2 if v >= 0 else -2),
+            textcoords="offset points",
+        )
+    ax.set_xticks(positions, [dim_label(p) for p in positions], fontsize=8)
     ax.set_title(title, fontsize=10)
     if ylim is not None:
         ax.set_ylim(*ylim)
@@ -102,18 +317,24 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None):
 
 def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
     """Bar charts of one vector at each stage: x (with μ dashed), x − μ, x̂ (and y when `affine`)."""
+    _steps(steps)
     use_cjk_font()
-    x = np.asarray(steps.x, dtype=np.float64)
-    if x.ndim != 1:
-        raise ValueError(f"steps: stage_bars draws one vector; got x of shape {x.shape}")
+    mu, std_eps = float(steps.mean), float(steps.std_eps)
     panels = [
-        (steps.x, COLORS["x"], f"输入 $x$（虚线：$\\mu$ = {float(steps.mean):.4g}）", float(steps.mean)),
+        (steps.x, COLORS["x"], f"输入 $x$（虚线：$\\mu$ = {mu:.4g}）", mu),
         (steps.centered, COLORS["centered"], r"中心化 $x-\mu$", None),
-        (steps.normalized, COLORS["normalized"], f"归一化 $\\hat{{x}}$（÷ {float(steps.std_eps):.4g}）", None),
+        (steps.normalized, COLORS["normalized"], f"归一化 $\\hat{{x}}$（÷ {std_eps:.4g}）", None),
     ]
+    alt = (
+        f"{len(panels) + affine} 幅柱状图，一个 {steps.x.size} 维向量的 LayerNorm 各步骤："
+        f"输入 x = {vector_text(steps.x)}（虚线是均值 μ = {number(mu)}）；"
+        f"中心化 x − μ = {vector_text(steps.centered)}；"
+        f"归一化 x̂ = {vector_text(steps.normalized)}（除以 √(σ² + ε) = {number(std_eps)}）"
+    )
     if affine:
         panels.append((steps.output, COLORS["output"], r"输出 $y=\gamma\odot\hat{x}+\beta$", None))
-    fig = Figure(figsize=(3.0 * len(panels), 2.8), layout="constrained")
+        alt += f"；输出 y = γ ⊙ x̂ + β = {vector_text(steps.output)}"
+    fig = _new_figure((3.0 * len(panels), 2.8), alt + "。")
     axes = fig.subplots(1, len(panels))
     for ax, (values, color, title, hline) in zip(axes, panels, strict=True):
         _bars(ax, values, color, title, hline=hline)
@@ -122,9 +343,16 @@ def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
 
 def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -> Figure:
     """One bar chart per token (row), on a shared y axis so differences in scale are visible."""
+    values = _matrix(matrix)
+    tokens = _tokens(tokens, values.shape[0])
     use_cjk_font()
-    values = np.asarray(matrix, dtype=np.float64)
-    fig = Figure(figsize=(3.0 * len(tokens), 2.8), layout="constrained")
+    rows = "；".join(f"{t} = {vector_text(row)}" for t, row in zip(tokens, values, strict=True))
+    scale = "同一纵轴" if sharey else "各自的纵轴"
+    fig = _new_figure(
+        (3.0 * len(tokens), 2.8),
+        f"{title + '：' if title else ''}{len(tokens)} 幅柱状图（{scale}），"
+        f"每个 token 一幅，画出它的 {values.shape[1]} 维：{rows}。",
+    )
     axes = fig.subplots(1, len(tokens), sharey=sharey)
     for ax, token, row in zip(np.atleast_1d(axes), tokens, values, strict=True):
         _bars(ax, row, COLORS["x"], token)
@@ -133,111 +361,170 @@ def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -
     return fig
 
 
-MODES = {"row": "按行（LayerNorm）", "column": "按列", "all": "全表"}
+# --- grids of numbers ----------------------------------------------------------------------------------------
 
 
-def highlight_heatmap(matrix, mode: str = "row", index: int = 0, tokens=TOKENS) -> Figure:
-    """The matrix as a grid of numbers; the cells that feed one statistic are framed and the rest dimmed.
+def _cell_text(ax, image, values, texts, fontsize, *, weights=None):
+    """Write texts[i][j] on cell (i, j) of `image` in black or white, whichever reads better on that cell."""
+    rgba = image.to_rgba(image.get_array())
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            ax.text(
+                j,
+                i,
+                texts[i][j],
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                color=ink_on(rgba[i, j]),
+                fontweight=None if weights is None else weights[i][j],
+            )
+
+
+def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
+    """The matrix as a grid of numbers; the cells of one group (`groups.selection`) are framed, the rest dimmed.
 
     mode "row": the cells of row `index` (one token's μ, σ — what LayerNorm uses);
     "column": the cells of column `index` (one dimension across tokens); "all": every cell.
+    Takes `groups.selection(matrix, mode, index)`.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode: expected one of {sorted(MODES)}, got {mode!r}")
-    use_cjk_font()
-    values = np.asarray(matrix, dtype=np.float64)
+    sel = _expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
+    values, mask = sel.matrix, sel.mask
     n, d = values.shape
-    limit = n if mode == "row" else d
-    if mode != "all" and not 0 <= index < limit:
-        raise ValueError(f"index: expected 0 … {limit - 1} for mode {mode!r}, got {index}")
-    mask = np.zeros_like(values, dtype=bool)
-    if mode == "row":
-        mask[index, :] = True
-    elif mode == "column":
-        mask[:, index] = True
+    tokens = _tokens(tokens, n)
+    use_cjk_font()
+    if sel.mode == "row":
+        which = f"第 {sel.index + 1} 行（{tokens[sel.index]}）"
     else:
-        mask[:, :] = True
-    chosen = values[mask]
-    mu, sigma = float(mean(chosen)), float(std(chosen))
-    fig = Figure(figsize=(1.2 * d + 1.5, 0.7 * n + 1.3), layout="constrained")
+        which = f"第 {sel.index + 1} 列（{dim_label(sel.index + 1)}）" if sel.mode == "column" else "全部格子"
+    alt = (
+        f"{n} × {d} 的数字表格，{which}加框高亮，其余变淡：{AXIS_TITLES[sel.mode]}，参与统计的 {sel.size} 个数"
+        f" {vector_text(values[mask])}，μ = {number(sel.mean)}，σ = {number(sel.std)}。"
+    )
+    fig = _new_figure((1.2 * d + 1.5, 0.7 * n + 1.3), alt)
     ax = fig.subplots()
-    ax.imshow(np.where(mask, 1.0, 0.15), cmap="YlOrBr", vmin=0, vmax=1.6, aspect="auto")
+    shade = np.where(mask, 1.0, 0.15)
+    cmap = matplotlib.colormaps["YlOrBr"]
+    image = ax.imshow(shade, cmap=cmap, vmin=0, vmax=1.6, aspect="auto")
+    rgba = image.to_rgba(shade)
     for i in range(n):
         for j in range(d):
-            ax.text(j, i, f"{values[i, j]:g}", ha="center", va="center",
-                    color="#111827" if mask[i, j] else "#9ca3af", fontsize=11)
+            ink = INK if mask[i, j] else MUTED_INK
+            if contrast_ratio(ink, rgba[i, j]) < 4.5:
+                ink = ink_on(rgba[i, j])
+            ax.text(
+                j,
+                i,
+                f"{values[i, j]:g}",
+                ha="center",
+                va="center",
+                color=ink,
+                fontsize=11,
+                fontweight="bold" if mask[i, j] else "normal",
+            )
     rows, cols = np.nonzero(mask)
-    ax.add_patch(Rectangle((cols.min() - 0.5, rows.min() - 0.5), cols.max() - cols.min() + 1,
-                           rows.max() - rows.min() + 1, fill=False, edgecolor="#dc2626", linewidth=2.5))
-    ax.set_xticks(range(d), [f"第{j + 1}维" for j in range(d)])
-    ax.set_yticks(range(n), list(tokens))
-    stats = f"$\\mu$ = {mu:.4g}，$\\sigma$ = {sigma:.4g}"
-    ax.set_title(f"{MODES[mode]}：参与统计的 {chosen.size} 个数  {stats}", fontsize=10)
+    ax.add_patch(
+        Rectangle(
+            (cols.min() - 0.5, rows.min() - 0.5),
+            cols.max() - cols.min() + 1,
+            rows.max() - rows.min() + 1,
+            fill=False,
+            edgecolor=INK,
+            linewidth=2.5,
+        )
+    )
+    ax.set_xticks(range(d), [dim_label(j + 1) for j in range(d)])
+    ax.set_yticks(range(n), tokens)
+    stats = f"$\\mu$ = {sel.mean:.4g}，$\\sigma$ = {sel.std:.4g}"
+    ax.set_title(f"{AXIS_TITLES[sel.mode]}：参与统计的 {sel.size} 个数  {stats}", fontsize=10)
     return fig
 
 
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
 
 
-def epsilon_plot(x, eps: float, *, eps_range=(1e-8, 1.0)) -> Figure:
+def epsilon_plot(effect: EpsilonEffect, *, eps_range=(1e-8, 1.0)) -> Figure:
     """Left: x̂ of one row at this ε (y axis fixed to the ε → 0 limit). Right: the variance of x̂, σ²/(σ²+ε),
-    against ε on a log axis, with the current ε marked (notebook 04)."""
-    from .stages import normalize, variance
+    against ε on a log axis, with the current ε marked (notebook 04).
 
+    Takes `pitfalls.epsilon_effect(x, eps)`.
+    """
+    e = _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
+    lo, hi = (float(v) for v in eps_range)
+    if not 0 < lo < hi < np.inf:
+        raise ValueError(f"eps_range: expected 0 < low < high, got {eps_range!r}")
     use_cjk_font()
-    values = np.asarray(x, dtype=np.float64)
-    xhat = normalize(values, eps=eps)
-    limit = float(np.max(np.abs(normalize(values, eps=0.0)))) if float(variance(values)) > 0 else 1.0
-    var = float(variance(values))
-    fig = Figure(figsize=(8.4, 2.9), layout="constrained")
+    alt = (
+        f"两幅图。左：ε = {e.eps:.0e} 时这一行的 x̂ = {vector_text(e.steps.normalized)}（柱状图）。"
+        f"右：x̂ 的方差 σ²/(σ² + ε) 随 ε 从 {lo:g} 到 {hi:g} 变化的曲线（对数横轴），"
+        f"当前 ε 处的值是 {number(e.kept)}；σ² = {number(e.variance)}。"
+    )
+    fig = _new_figure((8.4, 2.9), alt)
     left, right = fig.subplots(1, 2)
-    _bars(left, xhat, COLORS["normalized"], f"$\\hat{{x}}$（$\\varepsilon$ = {eps:.0e}）",
-          ylim=(-1.25 * limit, 1.25 * limit))
-    grid = np.logspace(np.log10(eps_range[0]), np.log10(eps_range[1]), 200)
-    right.semilogx(grid, var / (var + grid) if var > 0 else np.zeros_like(grid), color="#2563eb")
-    right.plot([eps], [var / (var + eps) if var + eps > 0 else 0.0], "o", color="#dc2626")
-    right.axhline(1.0, color="#94a3b8", linestyle="--", linewidth=0.8)
-    if var > 0 and eps_range[0] <= var <= eps_range[1]:
-        right.axvline(var, color="#94a3b8", linestyle=":", linewidth=1)
-        right.annotate(r"$\varepsilon=\sigma^2$", (var, 0.05), xytext=(4, 0), textcoords="offset points",
-                       fontsize=8)
+    _bars(
+        left,
+        e.steps.normalized,
+        COLORS["normalized"],
+        f"$\\hat{{x}}$（$\\varepsilon$ = {e.eps:.0e}）",
+        ylim=(-1.25 * e.limit, 1.25 * e.limit),
+    )
+    grid = np.logspace(np.log10(lo), np.log10(hi), 200)
+    right.semilogx(grid, pitfalls.kept_variance(e.sigma, grid), color=OKABE_ITO["blue"], linewidth=1.8)
+    if e.eps > 0:
+        right.plot([e.eps], [e.kept], linestyle="none", marker="o", markersize=7, color=ACCENT, markeredgecolor=INK)
+    right.axhline(1.0, color=GUIDE, linestyle="--", linewidth=0.8, gid="guide")
+    if np.sqrt(lo) <= e.sigma <= np.sqrt(hi):
+        right.axvline(e.sigma**2, color=GUIDE, linestyle=":", linewidth=1, gid="guide")
+        right.annotate(
+            r"$\varepsilon=\sigma^2$",
+            (e.sigma**2, 0.05),
+            xytext=(4, 0),
+            textcoords="offset points",
+            fontsize=8,
+            color=INK,
+        )
     right.set_ylim(-0.05, 1.1)
     right.set_xlabel(r"$\varepsilon$（对数刻度）", fontsize=9)
     right.set_title(r"$\hat{x}$ 的方差 $=\sigma^2/(\sigma^2+\varepsilon)$", fontsize=10)
     return fig
 
 
-def scale_shift_bars(x, scale: float, shift: float, eps: float = 1e-5, *, ylim=None) -> Figure:
+def scale_shift_bars(result: ScaleShift, *, ylim=None) -> Figure:
     """Left: a·x + b (it moves with the sliders; `ylim` fixes its axis); right: its x̂, which does not move
-    (notebook 05)."""
-    from .stages import normalize
-
+    (notebook 05). Takes `invariance.scale_shift(x, a, b, eps)`."""
+    r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
     use_cjk_font()
-    values = np.asarray(x, dtype=np.float64)
-    moved = scale * values + shift
-    fig = Figure(figsize=(7.2, 2.9), layout="constrained")
+    alt = (
+        f"两幅柱状图。左：a·x + b = {vector_text(r.moved)}（a = {number(r.scale)}，b = {number(r.shift)}，"
+        f"x = {vector_text(r.x)}）。右：它归一化后的 x̂ = {vector_text(r.normalized)}。"
+    )
+    fig = _new_figure((7.2, 2.9), alt)
     left, right = fig.subplots(1, 2)
-    _bars(left, moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {scale:.3g}，$b$ = {shift:.3g}）", ylim=ylim)
-    _bars(right, normalize(moved, eps=eps), COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2))
+    _bars(left, r.moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {r.scale:.3g}，$b$ = {r.shift:.3g}）", ylim=ylim)
+    _bars(right, r.normalized, COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2))
     return fig
 
 
 def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None) -> Figure:
     """A (tokens × d) matrix as a colored grid with its numbers: blue below 0, red above (notebook 06)."""
-    use_cjk_font()
-    values = np.asarray(matrix, dtype=np.float64)
+    values = _matrix(matrix)
     n, d = values.shape
+    tokens = _tokens(tokens, n)
     if limit is None:
         limit = max(float(np.max(np.abs(values))), 1e-12)
-    fig = Figure(figsize=(1.2 * d + 1.8, 0.7 * n + 1.3), layout="constrained")
+    elif not (isinstance(limit, numbers.Real) and 0 < limit < np.inf):
+        raise ValueError(f"limit: expected a positive finite number, got {limit!r}")
+    use_cjk_font()
+    rows = "；".join(f"{t} = {vector_text(row)}" for t, row in zip(tokens, values, strict=True))
+    fig = _new_figure(
+        (1.2 * d + 1.8, 0.7 * n + 1.3),
+        f"{n} × {d} 的热图（蓝色为负，红色为正，颜色范围 ±{number(limit)}），每格写着数值：{rows}。",
+    )
     ax = fig.subplots()
     image = ax.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
-    for i in range(n):
-        for j in range(d):
-            ax.text(j, i, number(values[i, j]), ha="center", va="center", fontsize=11,
-                    color="white" if abs(values[i, j]) > 0.6 * limit else "#111827")
-    ax.set_xticks(range(d), [f"第{j + 1}维" for j in range(d)])
-    ax.set_yticks(range(n), list(tokens))
+    _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 11)
+    ax.set_xticks(range(d), [dim_label(j + 1) for j in range(d)])
+    ax.set_yticks(range(n), tokens)
     fig.colorbar(image, ax=ax, shrink=0.8)
     if title:
         ax.set_title(title, fontsize=10)
@@ -246,19 +533,20 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
 
 def jacobian_heatmap(jac, *, title: str = "") -> Figure:
     """A d × d Jacobian ∂y_i/∂x_j as a diverging heatmap with the numbers written in (notebook 12)."""
-    use_cjk_font()
-    values = np.asarray(jac, dtype=np.float64)
-    if values.ndim != 2 or values.shape[0] != values.shape[1]:
+    values = _matrix(jac, "jac")
+    if values.shape[0] != values.shape[1]:
         raise ValueError(f"jac: expected a square matrix, got shape {values.shape}")
+    use_cjk_font()
     d = values.shape[0]
     limit = float(np.max(np.abs(values))) or 1.0
-    fig = Figure(figsize=(0.9 * d + 2.2, 0.8 * d + 1.2), layout="constrained")
+    rows = "；".join(f"y{i + 1} 行 = {vector_text(row)}" for i, row in enumerate(values))
+    fig = _new_figure(
+        (0.9 * d + 2.2, 0.8 * d + 1.2),
+        f"{d} × {d} 的雅可比矩阵热图，第 i 行第 j 列是 ∂y_i/∂x_j（蓝色为负，红色为正）：{rows}。",
+    )
     ax = fig.subplots()
     image = ax.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit)
-    for i in range(d):
-        for j in range(d):
-            ax.text(j, i, number(values[i, j]), ha="center", va="center", fontsize=10,
-                    color="white" if abs(values[i, j]) > 0.6 * limit else "#111827")
+    _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 10)
     ax.set_xticks(range(d), [f"$x_{{{j + 1}}}$" for j in range(d)])
     ax.set_yticks(range(d), [f"$y_{{{i + 1}}}$" for i in range(d)])
     ax.set_xlabel(r"对输入 $x_j$ 求导")
@@ -270,14 +558,32 @@ def jacobian_heatmap(jac, *, title: str = "") -> Figure:
 
 def variance_error_plot(offsets, one_pass, two_pass, true_variance: float, *, dtype_name: str = "float32") -> Figure:
     """One-pass E[x²] − E[x]² vs two-pass variance as the offset of a row grows (notebook 13), log-x axis."""
+    offsets = np.asarray(offsets, dtype=np.float64).reshape(-1)
+    one_pass = np.asarray(one_pass, dtype=np.float64).reshape(-1)
+    two_pass = np.asarray(two_pass, dtype=np.float64).reshape(-1)
+    if not offsets.size or one_pass.size != offsets.size or two_pass.size != offsets.size:
+        bad = "one_pass" if one_pass.size != offsets.size or not offsets.size else "two_pass"
+        raise ValueError(
+            f"{bad}: expected {offsets.size} values (one per offset), got "
+            f"{one_pass.size if bad == 'one_pass' else two_pass.size}"
+        )
+    if not np.all(offsets > 0) or not np.all(np.isfinite(offsets)):
+        raise ValueError("offsets: expected positive finite offsets (the axis is logarithmic)")
     use_cjk_font()
-    offsets = np.asarray(offsets, dtype=np.float64)
-    fig = Figure(figsize=(6.4, 3.2), layout="constrained")
+    alt = (
+        f"折线图（横轴是对数刻度的偏移量 c，从 {number(offsets[0])} 到 {number(offsets[-1])}）：{dtype_name} 下"
+        f"一遍法算出的方差依次为 {vector_text(one_pass)}，两遍法为 {vector_text(two_pass)}；"
+        f"真实值 {number(true_variance)} 画成水平虚线。"
+    )
+    fig = _new_figure((6.4, 3.2), alt)
     ax = fig.subplots()
-    ax.plot(offsets, np.asarray(one_pass, dtype=np.float64), "o-", color="#ef4444",
-            label=r"一遍法 $E[x^2]-E[x]^2$")
-    ax.plot(offsets, np.asarray(two_pass, dtype=np.float64), "s--", color="#10b981", label=r"两遍法 $E[(x-\mu)^2]$")
-    ax.axhline(true_variance, color="#334155", linewidth=0.8, linestyle=":", label=f"真实值 {number(true_variance)}")
+    ax.plot(
+        offsets, one_pass, marker="o", linestyle="-", color=OKABE_ITO["vermillion"], label=r"一遍法 $E[x^2]-E[x]^2$"
+    )
+    ax.plot(offsets, two_pass, marker="s", linestyle="--", color=OKABE_ITO["blue"], label=r"两遍法 $E[(x-\mu)^2]$")
+    ax.axhline(
+        true_variance, color=INK, linewidth=0.8, linestyle=":", label=f"真实值 {number(true_variance)}", gid="guide"
+    )
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_xlabel(r"偏移量 $c$（输入是 $c + [0, 1, 2, 3]$）")
@@ -290,30 +596,39 @@ def variance_error_plot(offsets, one_pass, two_pass, true_variance: float, *, dt
 # ---------------------------------------------------------------- notebooks 08–11 (contrast and context)
 
 
-def ln_vs_bn(matrix, tokens=TOKENS) -> Figure:
-    """Notebook 08: the same token matrix normalized by rows (LayerNorm) and by columns (BatchNorm), side by side.
+def ln_vs_bn(layer, batch, tokens=TOKENS) -> Figure:
+    """Notebook 08: a token matrix normalized by rows (LayerNorm) and by columns (BatchNorm), side by side.
 
-    The frame marks one group of numbers that share a μ and σ: a row on the left, a column on the right.
+    Takes the two results of `invariance.row_and_column_norms(matrix)`. The frame marks one group of numbers that
+    share a μ and σ: a row on the left, a column on the right.
     """
-    from .norms import batch_norm, layer_norm
-
+    layer, batch = _matrix(layer, "layer"), _matrix(batch, "batch")
+    if layer.shape != batch.shape:
+        raise ValueError(f"batch: expected the shape of layer {layer.shape}, got {batch.shape}")
+    n, d = layer.shape
+    tokens = _tokens(tokens, n)
     use_cjk_font()
-    values = np.asarray(matrix, dtype=np.float64)
-    n, d = values.shape
-    panels = [(layer_norm(values, eps=0.0), "按行归一化（LayerNorm）：每个 token 一组 $\\mu,\\sigma$", "row"),
-              (batch_norm(values, eps=0.0), "按列归一化（BatchNorm）：每一维一组 $\\mu,\\sigma$", "column")]
-    fig = Figure(figsize=(2.4 * d + 1.5, 0.8 * n + 1.6), layout="constrained")
+    alt = (
+        "两幅并排的数字热图。左：按行归一化（LayerNorm），"
+        + "；".join(f"{t} = {vector_text(r)}" for t, r in zip(tokens, layer, strict=True))
+        + "。右：按列归一化（BatchNorm），"
+        + "；".join(f"{t} = {vector_text(r)}" for t, r in zip(tokens, batch, strict=True))
+        + "。左图框出第一行，右图框出第一列：各是共用一组 μ、σ 的数。"
+    )
+    panels = [
+        (layer, "按行归一化（LayerNorm）：每个 token 一组 $\\mu,\\sigma$", "row"),
+        (batch, "按列归一化（BatchNorm）：每一维一组 $\\mu,\\sigma$", "column"),
+    ]
+    fig = _new_figure((2.4 * d + 1.5, 0.8 * n + 1.6), alt)
     for ax, (out, title, mode) in zip(fig.subplots(1, 2), panels, strict=True):
-        ax.imshow(out, cmap="RdBu_r", vmin=-2, vmax=2, aspect="auto")
-        for i in range(n):
-            for j in range(d):
-                ax.text(j, i, number(out[i, j]), ha="center", va="center", fontsize=10)
+        image = ax.imshow(out, cmap="RdBu_r", vmin=-2, vmax=2, aspect="auto")
+        _cell_text(ax, image, out, [[number(v) for v in row] for row in out], 10)
         if mode == "row":
-            ax.add_patch(Rectangle((-0.5, -0.5), d, 1, fill=False, edgecolor="#dc2626", linewidth=2.5))
+            ax.add_patch(Rectangle((-0.5, -0.5), d, 1, fill=False, edgecolor=INK, linewidth=2.5))
         else:
-            ax.add_patch(Rectangle((-0.5, -0.5), 1, n, fill=False, edgecolor="#dc2626", linewidth=2.5))
-        ax.set_xticks(range(d), [f"第{j + 1}维" for j in range(d)])
-        ax.set_yticks(range(n), list(tokens))
+            ax.add_patch(Rectangle((-0.5, -0.5), 1, n, fill=False, edgecolor=INK, linewidth=2.5))
+        ax.set_xticks(range(d), [dim_label(j + 1) for j in range(d)])
+        ax.set_yticks(range(n), tokens)
         ax.set_title(title, fontsize=10)
     return fig
 
@@ -322,7 +637,13 @@ def norm_axes_diagram(channels: int = 6, batch: int = 4, groups: int = 2) -> Fig
     """Notebook 08: BatchNorm, LayerNorm, InstanceNorm and GroupNorm as choices of axes (after Wu & He 2018, Fig. 2).
 
     Each cell is one sample × one channel (holding its H×W pixels or T positions); the shaded cells share one μ, σ.
+    `groups` must divide `channels`.
     """
+    channels, batch, groups = (
+        _positive_int(v, k) for k, v in (("channels", channels), ("batch", batch), ("groups", groups))
+    )
+    if channels % groups:
+        raise ValueError(f"groups: expected a divisor of channels = {channels}, got {groups}")
     use_cjk_font()
     size = channels // groups
     masks = {
@@ -331,49 +652,74 @@ def norm_axes_diagram(channels: int = 6, batch: int = 4, groups: int = 2) -> Fig
         "InstanceNorm：同一样本的同一通道": lambda n, c: n == 0 and c == 0,
         f"GroupNorm：同一样本，一组 {size} 个通道": lambda n, c: n == 0 and c < size,
     }
-    fig = Figure(figsize=(12, 3.3), layout="constrained")
+    alt = (
+        f"四幅示意图，每幅是 {batch} 个样本 × {channels} 个通道的格子，涂色的格子共用一组 μ、σ："
+        f"BatchNorm 涂一个通道的全部 {batch} 个样本；LayerNorm 涂一个样本的全部 {channels} 个通道；"
+        f"InstanceNorm 只涂一个样本的一个通道；GroupNorm 涂一个样本的一组 {size} 个通道（共 {groups} 组）。"
+    )
+    fig = _new_figure((12, 3.3), alt)
     for ax, (title, chosen) in zip(fig.subplots(1, 4), masks.items(), strict=True):
         for n in range(batch):
             for c in range(channels):
-                color = "#f59e0b" if chosen(n, c) else "#e2e8f0"
-                ax.add_patch(Rectangle((n, channels - 1 - c), 0.92, 0.92, color=color))
+                color = HIGHLIGHT if chosen(n, c) else PALE
+                ax.add_patch(
+                    Rectangle(
+                        (n, channels - 1 - c),
+                        0.92,
+                        0.92,
+                        facecolor=color,
+                        edgecolor=INK if chosen(n, c) else PALE,
+                        linewidth=1.0,
+                    )
+                )
         ax.set_xlim(-0.2, batch + 0.1)
         ax.set_ylim(-0.2, channels + 0.1)
         ax.set_aspect("equal")
-        ax.set_xticks([i + 0.46 for i in range(batch)], [f"样本{i + 1}" for i in range(batch)], fontsize=8)
-        ax.set_yticks([channels - 1 - c + 0.46 for c in range(channels)], [f"通道{c + 1}" for c in range(channels)],
-                      fontsize=8)
+        ax.set_xticks([i + 0.46 for i in range(batch)], [f"样本 {i + 1}" for i in range(batch)], fontsize=8)
+        ax.set_yticks(
+            [channels - 1 - c + 0.46 for c in range(channels)], [f"通道 {c + 1}" for c in range(channels)], fontsize=8
+        )
         ax.tick_params(length=0)
         for side in ax.spines.values():
             side.set_visible(False)
         ax.set_title(title, fontsize=9.5)
-    fig.suptitle("每个格子 = 一个样本的一个通道（格子里还有 H×W 个像素或 T 个位置）；橙色格子共用一组 $\\mu,\\sigma$",
-                 fontsize=10)
+    fig.suptitle(
+        "每个格子 = 一个样本的一个通道（格子里还有 H×W 个像素或 T 个位置）；橙色格子共用一组 $\\mu,\\sigma$",
+        fontsize=10,
+    )
     return fig
 
 
 def _box(ax, x, y, text, color, w=1.6, h=0.5):
-    from matplotlib.patches import FancyBboxPatch
-
-    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.05", facecolor=color,
-                                edgecolor="#334155"))
-    ax.text(x, y, text, ha="center", va="center", fontsize=10)
+    ax.add_patch(
+        FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.05", facecolor=color, edgecolor=GUIDE)
+    )
+    ax.text(x, y, text, ha="center", va="center", fontsize=10, color=INK)
 
 
 def _arrow(ax, start, end, **kw):
-    ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "-|>", "color": "#334155", **kw})
+    ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "-|>", "color": GUIDE, **kw})
 
 
-_SKIP_ARROW = {"arrowstyle": "-|>", "color": "#dc2626",
-               "connectionstyle": "arc,angleA=180,angleB=180,armA=30,armB=30,rad=0"}
+_SKIP_ARROW = {
+    "arrowstyle": "-|>",
+    "color": ACCENT,
+    "linewidth": 1.5,
+    "connectionstyle": "arc,angleA=180,angleB=180,armA=30,armB=30,rad=0",
+}
 
 
 def add_norm_diagram() -> Figure:
     """Notebook 09: one sub-layer in Post-LN form, LN(x + F(x)), and in Pre-LN form, x + F(LN(x)), as block diagrams."""
     use_cjk_font()
-    fig = Figure(figsize=(9, 5.2), layout="constrained")
+    alt = (
+        "两幅方框流程图。左：Post-LN（原始 Transformer），输入 x_l 经过子层 F，与 x_l 相加，再做 LayerNorm，"
+        "得到输出 x_{l+1} = LN(x_l + F(x_l))。右：Pre-LN（GPT-2 等），输入 x_l 先做 LayerNorm 再进子层 F，"
+        "结果与原来的 x_l 相加，得到 x_{l+1} = x_l + F(LN(x_l))；残差连接不经过 LN。"
+    )
+    fig = _new_figure((9, 5.2), alt)
     left, right = fig.subplots(1, 2)
-    ln, sub, add = "#fde68a", "#bfdbfe", "#e2e8f0"
+    ln, sub, add = "#fde68a", "#bfdbfe", PALE
     # Post-LN: x → F → ⊕ → LN → out
     _box(left, 0, 0, "输入 $x_l$", add)
     _box(left, 0, 1.3, "子层 $F$\n(注意力或前馈)", sub, h=0.7)
@@ -385,7 +731,7 @@ def add_norm_diagram() -> Figure:
     _arrow(left, (0, 2.85), (0, 3.45))
     _arrow(left, (0, 3.95), (0, 4.55))
     left.annotate("", xy=(-1.1, 2.6), xytext=(-0.8, 0), arrowprops=_SKIP_ARROW)
-    left.text(-1.55, 1.3, "残差\n连接", color="#dc2626", ha="center", fontsize=9)
+    left.text(-1.55, 1.3, "残差\n连接", color=ACCENT_TEXT, ha="center", fontsize=9)
     left.set_title("Post-LN（原始 Transformer）\n$x_{l+1} = \\mathrm{LN}(x_l + F(x_l))$", fontsize=11)
     # Pre-LN: x → LN → F → ⊕ → out
     _box(right, 0, 0, "输入 $x_l$", add)
@@ -398,7 +744,7 @@ def add_norm_diagram() -> Figure:
     _arrow(right, (0, 2.65), (0, 3.35))
     _arrow(right, (0, 3.85), (0, 4.55))
     right.annotate("", xy=(-1.3, 3.6), xytext=(-0.8, 0), arrowprops=_SKIP_ARROW)
-    right.text(-1.75, 1.8, "残差连接\n（不经过 LN）", color="#dc2626", ha="center", fontsize=9)
+    right.text(-1.75, 1.8, "残差连接\n（不经过 LN）", color=ACCENT_TEXT, ha="center", fontsize=9)
     right.set_title("Pre-LN（GPT-2 等）\n$x_{l+1} = x_l + F(\\mathrm{LN}(x_l))$", fontsize=11)
     for ax in (left, right):
         ax.set_xlim(-2.4, 1.6)
@@ -407,20 +753,54 @@ def add_norm_diagram() -> Figure:
     return fig
 
 
-NORM_NAMES = {"post": "Post-LN", "pre": "Pre-LN", "none": "无归一化", "deepnorm": "DeepNorm"}
-NORM_COLORS = {"post": "#dc2626", "pre": "#2563eb", "none": "#64748b", "deepnorm": "#059669"}
+def form_style(key: str, position: int = 0) -> dict:
+    """Colour, marker, dash (and draw order) of one series: a residual form's own style, else a spare one."""
+    return dict(FORM_STYLES.get(key) or _EXTRA_STYLES[position % len(_EXTRA_STYLES)])
 
 
-def depth_lines(series: dict, *, xlabel: str, ylabel: str, title: str = "", start: int = 1,
-                logy: bool = False) -> Figure:
-    """Notebook 09: one line per residual form (keys of NORM_NAMES) against layer index or depth."""
+def depth_lines(
+    series: dict,
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+    start: int = 1,
+    x=None,
+    logy: bool = False,
+    guides: dict | None = None,
+) -> Figure:
+    """Notebook 09: one line per residual form (keys of `labels.RESIDUAL_FORMS`) against layer index or depth.
+
+    The points sit at `x` when given (e.g. the depths [3, 6, 12, 24]), else at start, start + 1, …
+    `guides` maps a label to values drawn as thin reference lines at the same positions (e.g. a 1/√L law).
+    """
+    if not isinstance(series, dict) or not series:
+        raise ValueError(f"series: expected a non-empty dict of residual form → values, got {series!r:.60}")
+    data = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in series.items()}
+    guides = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in (guides or {}).items()}
+    sizes = {v.size for v in [*data.values(), *guides.values()]}
+    if len(sizes) != 1:
+        raise ValueError(f"series: expected one length for every series and guide, got lengths {sorted(sizes)}")
+    size = sizes.pop()
+    positions = np.arange(start, start + size, dtype=np.float64) if x is None else np.asarray(x, dtype=np.float64)
+    if positions.shape != (size,) or not np.all(np.isfinite(positions)):
+        raise ValueError(f"x: expected {size} finite positions, got {x!r}")
+    if logy and any(np.any(v <= 0) for v in [*data.values(), *guides.values()]):
+        raise ValueError("series: a logarithmic y axis needs positive values")
     use_cjk_font()
-    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
+    where = f"横轴（{xlabel or '位置'}）取 {vector_text(positions)}"
+    log_note = "（对数刻度）" if logy and "对数" not in ylabel else ""
+    lines = "；".join(f"{residual_form(k)} = {vector_text(v)}" for k, v in data.items())
+    lines += "".join(f"；参考线 {k} = {vector_text(v)}" for k, v in guides.items())
+    fig = _new_figure(
+        (6.4, 3.6),
+        f"折线图：{title + '，' if title else ''}纵轴是 {ylabel}{log_note}，{where}：{lines}。",
+    )
     ax = fig.subplots()
-    for key, values in series.items():
-        values = np.asarray(values, dtype=np.float64)
-        ax.plot(np.arange(start, start + values.size), values, marker="o", markersize=4,
-                color=NORM_COLORS.get(key), label=NORM_NAMES.get(key, key))
+    for i, (key, values) in enumerate(data.items()):
+        ax.plot(positions, values, label=residual_form(key), **form_style(key, i))
+    for i, (label, values) in enumerate(guides.items()):
+        ax.plot(positions, values, label=label, gid="guide", **_GUIDE_STYLES[i % len(_GUIDE_STYLES)])
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -433,33 +813,41 @@ def depth_lines(series: dict, *, xlabel: str, ylabel: str, title: str = "", star
     return fig
 
 
-def attention_panel(weights, tokens, *, title: str = "") -> Figure:
-    """Notebook 10: an attention-weight heatmap (rows: queries, columns: keys) with each row's entropy beside it."""
-    from .transformer import entropy
+def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
+    """Notebook 10: an attention-weight heatmap (rows: queries, columns: keys) with each row's entropy beside it.
 
+    `entropy` is `transformer.entropy(weights)`, one value per row.
+    """
+    w = _matrix(weights, "weights")
+    n, m = w.shape
+    if n != m:
+        raise ValueError(f"weights: expected a square (tokens × tokens) matrix, got shape {w.shape}")
+    tokens = _tokens(tokens, n)
+    h = np.asarray(entropy, dtype=np.float64).reshape(-1)
+    if h.size != n or not np.all(np.isfinite(h)):
+        raise ValueError(f"entropy: expected {n} finite values (one per row), got {entropy!r}")
     use_cjk_font()
-    w = np.asarray(weights, dtype=np.float64)
-    n = w.shape[0]
-    h = entropy(w)
-    fig = Figure(figsize=(8, 0.7 * n + 1.6), layout="constrained")
+    rows = "；".join(f"{t} 这一行 {vector_text(r)}，熵 {number(v)}" for t, r, v in zip(tokens, w, h, strict=True))
+    alt = (
+        f"{title + '：' if title else ''}左边是 {n} × {n} 的注意力权重热图（行是发出查询的 token，列是被关注的"
+        f" token，每行和为 1），右边是每行的熵（条形图，虚线是均匀分布的 ln {n} = {number(np.log(n))}）：{rows}。"
+    )
+    fig = _new_figure((8, 0.7 * n + 1.6), alt)
     left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
-    left.imshow(w, cmap="Oranges", vmin=0, vmax=1, aspect="auto")
-    for i in range(n):
-        for j in range(w.shape[1]):
-            left.text(j, i, f"{w[i, j]:.3f}", ha="center", va="center", fontsize=10,
-                      color="white" if w[i, j] > 0.6 else "#111827")
-    left.set_xticks(range(w.shape[1]), list(tokens))
-    left.set_yticks(range(n), list(tokens))
+    image = left.imshow(w, cmap="Oranges", vmin=0, vmax=1, aspect="auto")
+    _cell_text(left, image, w, [[f"{v:.3f}" for v in row] for row in w], 10)
+    left.set_xticks(range(m), tokens)
+    left.set_yticks(range(n), tokens)
     left.set_xlabel("被关注的 token（key）")
     left.set_ylabel("发出查询的 token（query）")
     left.set_title("注意力权重（每行和为 1）", fontsize=10)
-    right.barh(range(n), h, color="#60a5fa")
-    right.axvline(np.log(w.shape[1]), color="#ef4444", linestyle="--", linewidth=1)
+    right.barh(range(n), h, color=OKABE_ITO["sky_blue"], edgecolor=INK, linewidth=0.6)
+    right.axvline(np.log(m), color=ACCENT, linestyle="--", linewidth=1.2, gid="guide")
     for i, v in enumerate(h):
-        right.text(v, i, f" {v:.3f}", va="center", fontsize=9)
-    right.set_yticks(range(n), list(tokens))
+        right.text(v, i, f" {v:.3f}", va="center", fontsize=9, color=INK)
+    right.set_yticks(range(n), tokens)
     right.invert_yaxis()
-    right.set_xlim(0, np.log(w.shape[1]) * 1.25)
+    right.set_xlim(0, np.log(m) * 1.25)
     right.set_xlabel("熵（nats）；虚线 = 均匀分布的 ln n")
     right.set_title("每行的熵：越小越「尖」", fontsize=10)
     if title:

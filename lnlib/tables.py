@@ -1,5 +1,7 @@
 """pandas tables of the stages and matrices, with deterministic HTML (fixed uuid, fixed precision).
 
+Renderers only: every function takes numbers or a result computed by a topic module (`stages`, `groups`,
+`pitfalls`, `invariance`, `numerics`) and lays it out; the words come from `lnlib.labels`.
 Every function returns a `Table`: it shows as a styled HTML table in Jupyter and as aligned text elsewhere,
 and never prints a memory address. `.frame` is the underlying DataFrame (numbers, not strings).
 """
@@ -11,11 +13,52 @@ import hashlib
 import numpy as np
 import pandas as pd
 
+from . import invariance
 from .data import TOKENS
-from .stages import LayerNormSteps, mean, std, variance
+from .groups import GroupStats
+from .invariance import ScaleShift, Verdict
+from .labels import (
+    AXIS_MODES,
+    SCALAR_COLUMN,
+    STAGE_LABELS,
+    VARIANCE_METHODS,
+    WHOLE_TABLE,
+    dim_labels,
+    layer_labels,
+    residual_form,
+    vector_text,
+)
+from .numerics import VarianceMethods
+from .pitfalls import DdofComparison, EpsilonEffect, EpsPlacement
+from .stages import LayerNormSteps
+
+__all__ = [
+    "AXIS_MODES",
+    "HIGHLIGHT_COLOR",
+    "SCALAR_COLUMN",
+    "STAGE_LABELS",
+    "HIGHLIGHT_TEXT",
+    "VARIANCE_METHODS",
+    "Table",
+    "axis_stats_table",
+    "ddof_table",
+    "dim_labels",
+    "eps_placement_table",
+    "epsilon_summary",
+    "gradient_table",
+    "invariance_table",
+    "row_stats_table",
+    "scale_shift_table",
+    "stage_table",
+    "stats_table",
+    "token_table",
+    "variance_table",
+    "vectors_table",
+]
 
 PRECISION = 3
-HIGHLIGHT_COLOR = "#fde68a"
+HIGHLIGHT_COLOR = "#fde68a"  # pale yellow behind highlighted cells
+HIGHLIGHT_TEXT = "#111827"  # text on the highlight, set explicitly (a dark theme's light text would vanish): 14:1
 _UUID_PLACEHOLDER = "lnuuidplaceholder"
 
 _CSS = [
@@ -33,8 +76,9 @@ class Table:
     so a table renders identically on every machine whose rounded numbers agree.
     """
 
-    def __init__(self, frame: pd.DataFrame, caption: str = "", highlight=None, precision: int = PRECISION,
-                 na_rep: str = ""):
+    def __init__(
+        self, frame: pd.DataFrame, caption: str = "", highlight=None, precision: int = PRECISION, na_rep: str = ""
+    ):
         self.frame = frame
         self.caption = caption
         self.precision = precision
@@ -55,7 +99,8 @@ class Table:
             styler = styler.set_caption(self.caption)
         if self.highlight is not None:
             rows, cols = self.highlight
-            styler = styler.set_properties(subset=(rows, cols), **{"background-color": HIGHLIGHT_COLOR})
+            shade = {"background-color": HIGHLIGHT_COLOR, "color": HIGHLIGHT_TEXT}
+            styler = styler.set_properties(subset=(rows, cols), **shade)
         html = styler.to_html()
         digest = hashlib.sha1(html.encode("utf-8")).hexdigest()
         return html.replace(_UUID_PLACEHOLDER, "ln" + digest[:10])
@@ -71,31 +116,13 @@ class Table:
         return self.to_text()
 
 
-def dim_labels(d: int) -> list[str]:
-    """Column labels 第 1 维 … 第 d 维."""
-    return [f"第 {i + 1} 维" for i in range(d)]
-
-
-STAGE_LABELS = {
-    "x": "输入 x",
-    "mean": "均值 μ",
-    "centered": "中心化 x − μ",
-    "variance": "方差 σ²",
-    "std": "标准差 σ",
-    "std_eps": "√(σ² + ε)",
-    "normalized": "归一化 x̂",
-    "gamma": "缩放 γ",
-    "beta": "平移 β",
-    "output": "输出 y = γ ⊙ x̂ + β",
-}
-SCALAR_COLUMN = "整行一个数"
-
-
 def stage_table(steps: LayerNormSteps, *, affine: bool = False, caption: str = "") -> Table:
     """One row per stage of a single vector: x, μ, x − μ, σ², σ, √(σ²+ε), x̂, (γ, β,) y.
 
     Vector stages fill the 第 k 维 columns; the four statistics fill the 整行一个数 column.
     """
+    if not isinstance(steps, LayerNormSteps):
+        raise TypeError(f"steps: expected the LayerNormSteps of lnlib.layer_norm_steps, got {type(steps).__name__}")
     x = np.asarray(steps.x, dtype=np.float64)
     if x.ndim != 1:
         raise ValueError(f"steps: stage_table shows one vector; got x of shape {x.shape}")
@@ -126,31 +153,38 @@ def token_table(matrix, tokens=TOKENS, *, caption: str = "", highlight=None) -> 
 
 def stats_table(labels, columns: dict, *, caption: str = "", index_name: str = "") -> Table:
     """A small table of named statistics: one row per label, one column per entry of `columns`."""
-    frame = pd.DataFrame({k: np.asarray(v, dtype=np.float64) for k, v in columns.items()}, index=list(labels))
+    labels = list(labels)
+    data = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in columns.items()}
+    for name, v in data.items():
+        if v.size != len(labels):
+            raise ValueError(f"columns: column {name!r} has {v.size} values for {len(labels)} labels")
+    frame = pd.DataFrame(data, index=labels)
     frame.index.name = index_name or None
     return Table(frame, caption)
 
 
-AXIS_MODES = {"row": "按行：每个 token 一组", "column": "按列：每一维一组", "all": "全表：12 个数一组"}
+def _expect(value, kind: type, name: str, made_by: str):
+    """Renderers take results: refuse anything else by name, saying which function makes the result."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name}: expected the result of {made_by}, got {type(value).__name__}")
+    return value
 
 
-def axis_stats_table(matrix, mode: str = "row", tokens=TOKENS) -> Table:
-    """μ, σ², σ of a matrix grouped by row (LayerNorm), by column, or over the whole table."""
-    if mode not in AXIS_MODES:
-        raise ValueError(f"mode: expected one of {sorted(AXIS_MODES)}, got {mode!r}")
-    values = np.asarray(matrix, dtype=np.float64)
-    if mode == "row":
-        groups, labels = values, list(tokens)
-    elif mode == "column":
-        groups, labels = values.T, dim_labels(values.shape[1])
-    else:
-        groups, labels = values.reshape(1, -1), ["全表"]
-    caption = AXIS_MODES[mode].replace("12", str(values.size))
-    return stats_table(labels, {"μ": mean(groups), "σ²": variance(groups), "σ": std(groups)}, caption=caption)
+def axis_stats_table(stats: GroupStats, tokens=TOKENS) -> Table:
+    """μ, σ², σ of each group of `groups.group_stats(matrix, mode)`: per row (LayerNorm), per column, or all."""
+    _expect(stats, GroupStats, "stats", "lnlib.groups.group_stats(matrix, mode)")
+    n, d = stats.matrix.shape
+    labels = {"row": list(tokens), "column": dim_labels(d), "all": [WHOLE_TABLE]}[stats.mode]
+    if stats.mode == "row" and len(labels) != n:
+        raise ValueError(f"tokens: expected {n} token names for the {n} rows, got {len(labels)}")
+    caption = AXIS_MODES[stats.mode].replace("12", str(stats.matrix.size))
+    return stats_table(labels, {"μ": stats.mean, "σ²": stats.variance, "σ": stats.std}, caption=caption)
 
 
 def vectors_table(rows: dict, *, caption: str = "", index_name: str = "") -> Table:
     """Named vectors of equal length, one per row, with 第 k 维 columns (e.g. the residual add)."""
+    if not isinstance(rows, dict) or not rows:
+        raise ValueError(f"rows: expected a non-empty dict of name → vector, got {rows!r:.60}")
     values = [np.asarray(v, dtype=np.float64).reshape(-1) for v in rows.values()]
     if len({v.size for v in values}) != 1:
         raise ValueError(f"rows: expected vectors of one length, got lengths {[v.size for v in values]}")
@@ -162,104 +196,110 @@ def vectors_table(rows: dict, *, caption: str = "", index_name: str = "") -> Tab
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
 
 
-def epsilon_summary(x, eps: float) -> Table:
-    """One vector's σ², ε and the variance of x̂, which equals σ² / (σ² + ε) (notebook 04)."""
-    from .stages import normalize
+def epsilon_summary(effect: EpsilonEffect) -> Table:
+    """One row's σ², ε and the variance of x̂, which equals σ² / (σ² + ε) (notebook 04).
 
-    values = np.asarray(x, dtype=np.float64)
-    var = float(variance(values))
-    xhat_var = float(variance(normalize(values, eps=eps)))
-    ratio = var / (var + eps) if var + eps > 0 else float("nan")
-    frame = pd.DataFrame({"σ²": [var], "ε": [eps], "σ² / (σ² + ε)": [ratio], "x̂ 的方差": [xhat_var]},
-                         index=["这一行"])
-    return Table(frame, f"ε = {eps:.0e} 时 x̂ 的方差", precision=6)
-
-
-def eps_placement_table(rows: dict, eps: float = 1e-5) -> Table:
-    """Rows of shrinking spread: σ, √(σ² + ε) versus σ + ε, and x̂₁ computed either way (notebook 04)."""
-    from .pitfalls import normalize_std_plus_eps
-    from .stages import normalize
-
-    records = []
-    for row in rows.values():
-        v = np.asarray(row, dtype=np.float64)
-        s = float(std(v))
-        inside = float(normalize(v, eps=eps)[0])
-        outside = float(normalize_std_plus_eps(v, eps=eps)[0])
-        records.append({"σ": s, "√(σ² + ε)": float(np.sqrt(s * s + eps)), "σ + ε": s + eps,
-                        "x̂₁：ε 在根号里": inside, "x̂₁：ε 加在 σ 上": outside, "相差": abs(inside - outside)})
-    frame = pd.DataFrame(records, index=list(rows))
-    frame.index.name = "输入行"
-    return Table(frame, f"ε 放在哪里（ε = {eps:g}）", precision=4)
+    Takes `pitfalls.epsilon_effect(x, eps)`.
+    """
+    _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
+    frame = pd.DataFrame(
+        {
+            "σ²": [effect.variance],
+            "ε": [effect.eps],
+            "σ² / (σ² + ε)": [effect.kept],
+            "x̂ 的方差": [effect.xhat_variance],
+        },
+        index=["这一行"],
+    )
+    return Table(frame, f"ε = {effect.eps:.0e} 时 x̂ 的方差", precision=6)
 
 
-def ddof_table(x, eps: float = 0.0) -> Table:
-    """÷ d (LayerNorm) versus ÷ (d − 1) (torch.std's default): σ², σ, x̂ and Var(x̂) (notebook 04)."""
-    from .pitfalls import normalize_unbiased, variance_unbiased
-    from .stages import normalize
+_EPS_PLACEMENT_HEADERS = {
+    "std": "σ",
+    "std_eps": "√(σ² + ε)",
+    "std_plus_eps": "σ + ε",
+    "xhat1_inside": "x̂₁：ε 在根号里",
+    "xhat1_outside": "x̂₁：ε 加在 σ 上",
+    "difference": "相差",
+}
 
-    values = np.asarray(x, dtype=np.float64)
-    d = values.shape[-1]
+
+def eps_placement_table(placement: EpsPlacement) -> Table:
+    """`pitfalls.eps_placement(rows, eps)` with Chinese headers: √(σ² + ε) versus σ + ε (notebook 04)."""
+    p = _expect(placement, EpsPlacement, "placement", "lnlib.pitfalls.eps_placement(rows, eps)")
+    shown = p.frame.rename(columns=_EPS_PLACEMENT_HEADERS)
+    shown.index.name = "输入行"
+    return Table(shown, f"ε 放在哪里（ε = {p.eps:g}）", precision=4)
+
+
+def ddof_table(comparison: DdofComparison) -> Table:
+    """÷ d (LayerNorm) versus ÷ (d − 1) (torch.std's default): σ², σ, x̂ and Var(x̂) (notebook 04).
+
+    Takes `pitfalls.ddof_comparison(x, eps)`.
+    """
+    c = _expect(comparison, DdofComparison, "comparison", "lnlib.pitfalls.ddof_comparison(x, eps)")
     variants = {
-        f"÷ d = {d}（LayerNorm）": (float(variance(values)), normalize(values, eps=eps)),
-        f"÷ (d − 1) = {d - 1}（torch.std 默认）": (float(variance_unbiased(values)),
-                                              normalize_unbiased(values, eps=eps)),
+        f"÷ d = {c.d}（LayerNorm）": (c.variance_d, c.xhat_d, c.xhat_variance_d),
+        f"÷ (d − 1) = {c.d - 1}（torch.std 默认）": (c.variance_d1, c.xhat_d1, c.xhat_variance_d1),
     }
     records = {}
-    for label, (var, xhat) in variants.items():
+    for label, (var, xhat, xhat_var) in variants.items():
         rec = {"σ²": var, "σ": float(np.sqrt(var))}
-        rec.update({f"x̂ 第 {i + 1} 维": float(v) for i, v in enumerate(xhat)})
-        rec["x̂ 的方差（÷ d）"] = float(variance(xhat))
+        rec.update({f"x̂ {name}": float(v) for name, v in zip(dim_labels(c.d), xhat, strict=True)})
+        rec["x̂ 的方差（÷ d）"] = xhat_var
         records[label] = rec
     frame = pd.DataFrame.from_dict(records, orient="index")
     frame.index.name = "方差的分母"
-    return Table(frame, f"x = {_vector_text(values)}：除以 d 还是 d − 1")
+    return Table(frame, f"x = {vector_text(c.x)}：除以 d 还是 d − 1")
 
 
-def _vector_text(values) -> str:
-    from .plots import number
+def scale_shift_table(result: ScaleShift) -> Table:
+    """x, a·x + b and the x̂ of a·x + b, each with its μ and σ (notebook 05).
 
-    return "[" + ", ".join(number(float(v)) for v in np.asarray(values).reshape(-1)) + "]"
-
-
-def scale_shift_table(x, scale: float, shift: float, eps: float = 1e-5) -> Table:
-    """x, a·x + b and the x̂ of a·x + b, each with its μ and σ (notebook 05)."""
-    from .stages import normalize
-
-    values = np.asarray(x, dtype=np.float64)
-    moved = scale * values + shift
-    rows = {"原来的 x": values, f"变换后 {scale:.3g}·x + {shift:.3g}": moved,
-            "变换后的 x̂": normalize(moved, eps=eps)}
-    frame = pd.DataFrame([np.asarray(v) for v in rows.values()], index=list(rows),
-                         columns=dim_labels(values.size))
-    frame["μ"] = [float(mean(v)) for v in rows.values()]
-    frame["σ"] = [float(std(v)) for v in rows.values()]
+    Takes `invariance.scale_shift(x, a, b, eps)`.
+    """
+    r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+    names = ["原来的 x", f"变换后 {r.scale:.3g}·x + {r.shift:.3g}", "变换后的 x̂"]
+    frame = pd.DataFrame([np.asarray(v) for v in r.rows], index=names, columns=dim_labels(r.x.size))
+    frame["μ"] = r.means
+    frame["σ"] = r.stds
     return Table(frame, "缩放和平移：x 在动，x̂ 不动")
 
 
-def row_stats_table(matrix, tokens=TOKENS, *, caption: str = "", name: str = "y") -> Table:
-    """The mean and (÷ d) variance of each row of a matrix, one row per token (notebook 06)."""
-    values = np.asarray(matrix, dtype=np.float64)
-    return stats_table(list(tokens), {f"{name} 的均值": mean(values), f"{name} 的方差": variance(values)},
-                       caption=caption, index_name="token")
+def row_stats_table(stats: GroupStats, tokens=TOKENS, *, caption: str = "", name: str = "y") -> Table:
+    """The mean and (÷ d) variance of each row, one row per token (notebook 06).
+
+    Takes `groups.group_stats(matrix, "row")`.
+    """
+    _expect(stats, GroupStats, "stats", 'lnlib.groups.group_stats(matrix, "row")')
+    if stats.mode != "row":
+        raise ValueError(f"stats: expected statistics grouped by row, got {stats.mode!r}")
+    return stats_table(
+        list(tokens),
+        {f"{name} 的均值": stats.mean, f"{name} 的方差": stats.variance},
+        caption=caption,
+        index_name="token",
+    )
 
 
-def invariance_table(norms=("layer",), **kwargs) -> Table:
+def invariance_table(results: dict[str, list[Verdict]]) -> Table:
     """Ba, Kiros & Hinton (2016) Table 1, computed: one ✓/✗ column (and the largest output change) per norm.
 
-    `norms` are keys of `lnlib.invariance.NORMS`; keyword arguments go to `lnlib.invariance.verdicts`.
-    A "论文" column per norm shows what the paper states, when `PAPER_TABLE1` has that norm (notebook 05).
+    Takes `invariance.table1(norms)`. A "论文" column per norm shows what the paper states, when
+    `invariance.PAPER_TABLE1` has that norm (notebooks 05 and 08).
     """
-    from . import invariance
-
+    _expect(results, dict, "results", "lnlib.invariance.table1(norms)")
+    if not results:
+        raise ValueError("results: expected the verdicts of at least one normalization")
     frame = pd.DataFrame(index=[t.label for t in invariance.TRANSFORMS])
     frame.index.name = "变换"
     frame["做法"] = [t.how for t in invariance.TRANSFORMS]
-    for norm in norms:
+    for norm, verdicts in results.items():
+        if [v.transform for v in verdicts] != list(invariance.TRANSFORMS):
+            raise ValueError(f"results: the verdicts of {norm!r} do not follow invariance.TRANSFORMS")
         label = invariance.NORM_LABELS.get(norm, norm)
-        results = invariance.verdicts(norm, **kwargs)
-        frame[f"{label}：输出最大变化"] = [v.max_change for v in results]
-        frame[f"{label}：不变？"] = ["✓" if v.invariant else "✗" for v in results]
+        frame[f"{label}：输出最大变化"] = [v.max_change for v in verdicts]
+        frame[f"{label}：不变？"] = ["✓" if v.invariant else "✗" for v in verdicts]
         paper = invariance.PAPER_TABLE1.get(norm)
         if paper is not None:
             frame[f"{label}：论文"] = ["✓" if paper[t.key] else "✗" for t in invariance.TRANSFORMS]
@@ -269,48 +309,31 @@ def invariance_table(norms=("layer",), **kwargs) -> Table:
 # --- notebook 13: numerics ---------------------------------------------------------------------------
 
 
-VARIANCE_METHODS = {
-    "one_pass": "一遍法 E[x²] − E[x]²",
-    "two_pass": "两遍法 E[(x − μ)²]",
-    "welford": "Welford 一遍更新",
-    "lnlib": "lnlib（float64 累加）",
-}
+def variance_table(methods: VarianceMethods) -> Table:
+    """σ² and x̂ of offset + base computed four ways (notebook 13's explorer and its static cell).
 
-
-def variance_table(offset: float = 1e4, dtype: str = "float32", base=(0.0, 1.0, 2.0, 3.0)) -> Table:
-    """σ² and x̂ of offset + base computed four ways in `dtype` (notebook 13's explorer and its static cell).
-
-    The true σ² of [0, 1, 2, 3] is 1.25 whatever the offset; x̂ uses the method's σ² and ε = 1e-5.
+    Takes `numerics.variance_methods(offset, dtype, base)`.
     """
-    from .numerics import DTYPES, normalize_with_variance, one_pass_variance, two_pass_variance, welford
-    from .stages import layer_norm_steps
-
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
-    t = DTYPES[dtype]
-    with np.errstate(over="ignore"):
-        x = (float(offset) + np.asarray(base, dtype=np.float64)).astype(t)
-    steps = layer_norm_steps(x, eps=1e-5)
-    variances = {
-        "one_pass": one_pass_variance(x, t),
-        "two_pass": two_pass_variance(x, t),
-        "welford": welford(x, t)[1],
-        "lnlib": steps.variance,
-    }
-    rows, index = [], []
-    for key, var in variances.items():
-        xhat = steps.normalized if key == "lnlib" else normalize_with_variance(x, var, 1e-5, t)
-        rows.append([float(var), *np.asarray(xhat, dtype=np.float64)])
-        index.append(VARIANCE_METHODS[key])
-    frame = pd.DataFrame(rows, index=index, columns=["σ²", *[f"x̂ 第 {i + 1} 维" for i in range(len(base))]])
+    m = _expect(methods, VarianceMethods, "methods", "lnlib.numerics.variance_methods(offset, dtype, base)")
+    rows = [[m.variances[key], *m.normalized[key]] for key in VARIANCE_METHODS]
+    columns = ["σ²", *[f"x̂ {label}" for label in dim_labels(len(m.base))]]
+    frame = pd.DataFrame(rows, index=list(VARIANCE_METHODS.values()), columns=columns)
     frame.index.name = "算法"
-    caption = f"x = {float(offset):g} + {list(base)}，用 {dtype} 计算（真实 σ² = 1.25）"
+    caption = f"x = {m.offset:g} + {list(m.base)}，用 {m.dtype} 计算（真实 σ² = {m.true_variance:g}）"
     return Table(frame, caption, na_rep="NaN")
 
 
 def gradient_table(series: dict) -> Table:
     """Per-layer gradient norms at initialization, one column per residual form ("post", "pre", …; notebook 09)."""
-    names = {"post": "Post-LN", "pre": "Pre-LN", "none": "无归一化", "deepnorm": "DeepNorm"}
-    depth = len(next(iter(series.values())))
-    return stats_table([f"第 {i + 1} 层" for i in range(depth)], {names.get(k, k): v for k, v in series.items()},
-                       caption="每层前馈第二个矩阵 W₂ 的梯度范数（初始化时）", index_name="层")
+    if not isinstance(series, dict) or not series:
+        raise ValueError(f"series: expected a non-empty dict of residual form → per-layer norms, got {series!r:.60}")
+    lengths = {np.asarray(v).size for v in series.values()}
+    if len(lengths) != 1:
+        raise ValueError(f"series: expected one length for every form, got lengths {sorted(lengths)}")
+    depth = lengths.pop()
+    return stats_table(
+        layer_labels(depth),
+        {residual_form(k): v for k, v in series.items()},
+        caption="每层前馈第二个矩阵 W₂ 的梯度范数（初始化时）",
+        index_name="层",
+    )

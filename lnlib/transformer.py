@@ -1,8 +1,9 @@
 """The tiny numpy Transformer pieces of the "where LayerNorm sits" notebooks (09, 10, 11).
 
 Everything here is plain numpy with fixed seeds and small sizes, so a notebook runs in seconds:
-softmax and scaled dot-product attention (notebook 10), a ReLU feed-forward block, stacks of residual blocks
-in Post-LN / Pre-LN / no-norm / DeepNorm form and their hand-written backward pass (notebook 09).
+softmax and scaled dot-product attention (notebook 10), stacks of residual blocks (self-attention and ReLU
+feed-forward sub-layers) in the residual forms of RESIDUAL_FORMS (Post-LN / Pre-LN / no norm / DeepNorm) and
+their hand-written backward pass (notebook 09).
 
 Post-LN (Vaswani et al. 2017):   x_{l+1} = LN(x_l + F(x_l))
 Pre-LN  (Xiong et al. 2020):     x_{l+1} = x_l + F(LN(x_l)),  output LN(x_L)
@@ -20,8 +21,9 @@ from ._checks import as_real_array
 from .grad import layer_norm_backward
 from .norms import layer_norm
 
-NORMS = ("post", "pre", "none", "deepnorm")
-SEQUENCES, TOKENS = 4, 16  # the batch of the depth experiments: 4 sequences of 16 tokens
+RESIDUAL_FORMS = ("post", "pre", "none", "deepnorm")
+"""Where the normalization sits in each residual block (see the module docstring); `form=` takes one of these."""
+SEQUENCES, N_TOKENS = 4, 16  # the batch of the depth experiments: 4 sequences of 16 tokens
 HIDDEN_RATIO = 4  # feed-forward hidden width = 4 × model width, as in the original Transformer
 EPS = 1e-5
 
@@ -30,9 +32,20 @@ EPS = 1e-5
 
 
 def softmax(z, axis: int = -1) -> np.ndarray:
-    """exp(z − max z) / Σ exp(z − max z) along `axis`: the max is subtracted first, so large logits never overflow."""
+    """exp(z − max z) / Σ exp(z − max z) along `axis`: the max is subtracted first, so large logits never overflow.
+
+    −inf logits get weight 0 (that is how a mask enters); NaN, +inf, or a slice with no finite logit at all
+    (every position masked) have no softmax and raise ValueError naming `z`.
+    """
     arr = as_real_array(z, "z").astype(np.float64)
-    shifted = arr - np.max(arr, axis=axis, keepdims=True)
+    if np.any(np.isnan(arr)) or np.any(arr == np.inf):
+        raise ValueError("z: expected finite logits (or −inf for masked positions), got NaN or +inf")
+    top = np.max(arr, axis=axis, keepdims=True)
+    if np.any(top == -np.inf):
+        raise ValueError(
+            "z: a slice along `axis` has no finite logit (all −inf, every position masked); its softmax is undefined"
+        )
+    shifted = arr - top
     e = np.exp(shifted)
     return e / e.sum(axis=axis, keepdims=True)
 
@@ -59,14 +72,34 @@ def attention_logits(q, k, scale: float | None = None) -> np.ndarray:
 def attention(q, k, v, *, scale: float | None = None, mask=None):
     """Scaled dot-product attention softmax(Q Kᵀ/√d) V; returns (output, weights).
 
-    `mask` (optional, bool, broadcastable to the score matrix) marks the positions that may be attended to.
+    `mask` (optional, booleans broadcastable to the score matrix) marks the keys each query may attend to.
+    Every query must keep at least one key: a fully masked row has no softmax, so it raises ValueError naming
+    `mask` (as does a mask of another shape or dtype), never a NaN row.
     """
     logits = attention_logits(q, k, scale)
     v = as_real_array(v, "v", min_ndim=2).astype(np.float64)
     if mask is not None:
-        logits = np.where(np.asarray(mask, dtype=bool), logits, -np.inf)
+        allowed = _mask(mask, logits.shape)
+        logits = np.where(allowed, logits, -np.inf)
     weights = softmax(logits)
     return weights @ v, weights
+
+
+def _mask(mask, shape: tuple[int, ...]) -> np.ndarray:
+    m = np.asarray(mask)
+    if m.dtype != bool:
+        raise TypeError(f"mask: expected booleans (True = may attend), got dtype {m.dtype}")
+    try:
+        m = np.broadcast_to(m, shape)
+    except ValueError:
+        raise ValueError(f"mask: expected a shape broadcastable to the scores {shape}, got {m.shape}") from None
+    empty = ~m.any(axis=-1)
+    if np.any(empty):
+        row = tuple(int(i) for i in np.argwhere(empty)[0])
+        raise ValueError(
+            f"mask: query {row} may attend to no key (its whole row is False); every query needs at least one key"
+        )
+    return m
 
 
 def attention_at_scale(matrix, scale: float) -> np.ndarray:
@@ -82,11 +115,6 @@ def xavier(fan_in: int, fan_out: int, rng: np.random.Generator, gain: float = 1.
     """Xavier (Glorot) uniform initialization: U(−a, a) with a = gain·√(6 / (fan_in + fan_out))."""
     a = gain * np.sqrt(6.0 / (fan_in + fan_out))
     return rng.uniform(-a, a, size=(fan_in, fan_out))
-
-
-def feed_forward(x, w1, w2) -> np.ndarray:
-    """The position-wise feed-forward block F(x) = ReLU(x W1) W2 (biases are zero at initialization)."""
-    return np.maximum(np.asarray(x, dtype=np.float64) @ w1, 0.0) @ w2
 
 
 def deepnorm_constants(n_layers: int, kind: str = "encoder") -> tuple[float, float]:
@@ -130,8 +158,12 @@ class Sublayer:
         ds = c["p"] * (dp - np.sum(dp * c["p"], axis=-1, keepdims=True))  # softmax backward, row by row
         dq = ds @ c["k"] * scale
         dk = np.swapaxes(ds, -1, -2) @ c["q"] * scale
-        grads = {"wq": _outer_sum(u, dq), "wk": _outer_sum(u, dk), "wv": _outer_sum(u, dv),
-                 "wo": _outer_sum(c["o"], dout)}
+        grads = {
+            "wq": _outer_sum(u, dq),
+            "wk": _outer_sum(u, dk),
+            "wv": _outer_sum(u, dv),
+            "wo": _outer_sum(c["o"], dout),
+        }
         return dq @ w["wq"].T + dk @ w["wk"].T + dv @ w["wv"].T, grads
 
 
@@ -146,38 +178,47 @@ class Stack:
     wrapped in one residual form: "post", "pre", "none" or "deepnorm" (see the module docstring).
     """
 
-    norm: str
+    form: str
     sublayers: list[Sublayer]
     alpha: float = 1.0
-
-    @property
-    def depth(self) -> int:
-        return len(self.sublayers) // 2
 
     def ffn(self, layer: int) -> Sublayer:
         return self.sublayers[2 * layer + 1]
 
 
-def make_stack(norm: str, depth: int, width: int, seed: int = 0) -> Stack:
+def make_stack(form: str, depth: int, width: int, seed: int = 0) -> Stack:
     """Xavier-initialized weights for `depth` layers of width `width` (feed-forward hidden 4·width), fixed by `seed`.
     For "deepnorm" the residual is multiplied by α and W_V, W_O, W1, W2 by β (encoder constants for N = depth).
     """
-    _check_args(norm, depth, width)
+    _check_args(form, depth, width)
     rng = np.random.default_rng(seed)
     hidden = HIDDEN_RATIO * width
-    alpha, beta = deepnorm_constants(depth) if norm == "deepnorm" else (1.0, 1.0)
+    alpha, beta = deepnorm_constants(depth) if form == "deepnorm" else (1.0, 1.0)
     sublayers = []
     for _ in range(depth):
-        attn = {"wq": xavier(width, width, rng), "wk": xavier(width, width, rng),
-                "wv": xavier(width, width, rng, beta), "wo": xavier(width, width, rng, beta)}
+        attn = {
+            "wq": xavier(width, width, rng),
+            "wk": xavier(width, width, rng),
+            "wv": xavier(width, width, rng, beta),
+            "wo": xavier(width, width, rng, beta),
+        }
         ffn = {"w1": xavier(width, hidden, rng, beta), "w2": xavier(hidden, width, rng, beta)}
         sublayers += [Sublayer("attn", attn), Sublayer("ffn", ffn)]
-    return Stack(norm, sublayers, alpha)
+    return Stack(form, sublayers, alpha)
 
 
-def _check_args(norm, depth, width):
-    if norm not in NORMS:
-        raise ValueError(f"norm: expected one of {NORMS}, got {norm!r}")
+def _resolve_form(form, norm) -> str:
+    """`form`, or the same value passed under its old keyword `norm` (kept so older calls keep working)."""
+    if norm is not None:
+        if form is not None and form != norm:
+            raise TypeError(f"form: given twice, as form={form!r} and as its old name norm={norm!r}")
+        return norm
+    return form
+
+
+def _check_args(form, depth, width):
+    if form not in RESIDUAL_FORMS:
+        raise ValueError(f"form: expected one of {RESIDUAL_FORMS}, got {form!r}")
     for name, value in (("depth", depth), ("width", width)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             raise ValueError(f"{name}: expected a positive int, got {value!r}")
@@ -192,18 +233,18 @@ def stack_forward(stack: Stack, x) -> tuple[np.ndarray, list[np.ndarray], list[d
     x = np.asarray(x, dtype=np.float64)
     stream, caches = [x], []
     for sub in stack.sublayers:
-        if stack.norm == "pre":
+        if stack.form == "pre":
             f, cache = sub.forward(layer_norm(x, eps=EPS))
             s = x + f
             x = s
         else:
             f, cache = sub.forward(x)
             s = stack.alpha * x + f
-            x = s if stack.norm == "none" else layer_norm(s, eps=EPS)
+            x = s if stack.form == "none" else layer_norm(s, eps=EPS)
         cache.update(x_in=stream[-1], s=s)
         caches.append(cache)
         stream.append(x)
-    out = layer_norm(x, eps=EPS) if stack.norm == "pre" else x
+    out = layer_norm(x, eps=EPS) if stack.form == "pre" else x
     return out, stream, caches
 
 
@@ -218,53 +259,71 @@ def stack_backward(stack: Stack, x, target) -> list[dict[str, np.ndarray]]:
     """Gradients of `stack_loss` for every sub-layer's weights, by hand (LayerNorm via layer_norm_backward)."""
     y, stream, caches = stack_forward(stack, x)
     g = (y - target) / (y.size // y.shape[-1])  # dL/dy
-    if stack.norm == "pre":
+    if stack.form == "pre":
         g = layer_norm_backward(g, stream[-1], eps=EPS)[0]
     grads: list[dict[str, np.ndarray]] = [{} for _ in stack.sublayers]
     for i in reversed(range(len(stack.sublayers))):
         sub, c = stack.sublayers[i], caches[i]
-        if stack.norm == "pre":  # x' = x + F(LN(x))
+        if stack.form == "pre":  # x' = x + F(LN(x))
             dinp, grads[i] = sub.backward(g, c)
             g = g + layer_norm_backward(dinp, c["x_in"], eps=EPS)[0]
         else:  # x' = LN(α·x + F(x)), or α·x + F(x) without the LN
-            ds = g if stack.norm == "none" else layer_norm_backward(g, c["s"], eps=EPS)[0]
+            ds = g if stack.form == "none" else layer_norm_backward(g, c["s"], eps=EPS)[0]
             dinp, grads[i] = sub.backward(ds, c)
             g = stack.alpha * ds + dinp
     return grads
 
 
 def batch_and_target(width: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """A fixed batch of SEQUENCES × TOKENS input tokens and regression targets, both standard normal."""
+    """A fixed batch of SEQUENCES × N_TOKENS input tokens and regression targets, both standard normal."""
     rng = np.random.default_rng([seed, 1])
-    shape = (SEQUENCES, TOKENS, width)
+    shape = (SEQUENCES, N_TOKENS, width)
     return rng.standard_normal(shape), rng.standard_normal(shape)
 
 
-def ffn_gradient_norms(norm: str, depth: int, width: int, seed: int = 0) -> np.ndarray:
+def ffn_gradient_norms(
+    form: str | None = None,
+    depth: int | None = None,
+    width: int | None = None,
+    seed: int = 0,
+    *,
+    norm: str | None = None,
+) -> np.ndarray:
     """For each of the `depth` layers (input side first), ‖∂L/∂W2‖_F at Xavier initialization.
 
     The model is a stack of Transformer encoder layers (self-attention + ReLU feed-forward, each sub-layer with its
     residual connection); L is the mean over a batch of 4 × 16 tokens of ½‖y − t‖²; W2 is the layer's second
     feed-forward matrix. Reproduces Theorem 1 of Xiong et al. (2020): the last layer's norm does not depend on the
-    depth for norm="post" and shrinks like 1/√depth for norm="pre", so near the output Post-LN's gradients are the
+    depth for form="post" and shrinks like 1/√depth for form="pre", so near the output Post-LN's gradients are the
     larger ones. (The per-layer rise of their Fig. 3(a) does not appear in this small model with random tokens;
-    notebook 09 says so.) "deepnorm" and "none" are accepted too. Introduced in notebook 09.
+    notebook 09 says so.) "deepnorm" and "none" are accepted too. `norm=` is the old name of `form=`.
+    Introduced in notebook 09.
     """
-    _check_args(norm, depth, width)
-    stack = make_stack(norm, depth, width, seed)
+    form = _resolve_form(form, norm)
+    _check_args(form, depth, width)
+    stack = make_stack(form, depth, width, seed)
     x, target = batch_and_target(width, seed)
     grads = stack_backward(stack, x, target)
     return np.array([np.linalg.norm(grads[2 * layer + 1]["w2"]) for layer in range(depth)])
 
 
-def residual_scales(norm: str, depth: int, width: int, seed: int = 0) -> np.ndarray:
+def residual_scales(
+    form: str | None = None,
+    depth: int | None = None,
+    width: int | None = None,
+    seed: int = 0,
+    *,
+    norm: str | None = None,
+) -> np.ndarray:
     """The root-mean-square of the residual stream at the input and after each layer (length depth + 1).
 
     Shows how activation scale evolves with depth at initialization: it stays 1 after every Post-LN / DeepNorm
-    layer and keeps growing without normalization and along the Pre-LN residual path. Introduced in notebook 09.
+    layer and keeps growing without normalization and along the Pre-LN residual path. `norm=` is the old name of
+    `form=`. Introduced in notebook 09.
     """
-    _check_args(norm, depth, width)
-    stack = make_stack(norm, depth, width, seed)
+    form = _resolve_form(form, norm)
+    _check_args(form, depth, width)
+    stack = make_stack(form, depth, width, seed)
     x, _ = batch_and_target(width, seed)
     _, stream, _ = stack_forward(stack, x)
     return np.array([np.sqrt(np.mean(s * s)) for s in stream[::2]])

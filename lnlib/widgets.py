@@ -1,20 +1,30 @@
-"""ipywidgets explorers: thin views that call lnlib's tables and plots on every change.
+"""ipywidgets explorers: controls wired to lnlib's computations, tables and plots.
 
-Every callback is a named method, so tests can set a control's `.value` and read the rendered HTML without a
-browser. Bad text shows a short Chinese message inside the widget and keeps the last valid state.
+Each explorer computes its result once per change, renders the tables with `lnlib.tables` and moves a kept
+figure (`lnlib.live.LiveFigure`, started from the same `lnlib.plots` figure the notebooks store) instead of
+drawing a new one, so a slider answers in tens of milliseconds. Every control is wired the same way, through a
+`live.Coalescer`: a change made in Python renders at once (tests set a control's `.value` and read the rendered
+HTML without a browser), a burst of changes from the browser renders once with the latest value.
+Bad text shows a short Chinese message inside the widget and keeps the last valid state. Constructor arguments
+outside a control's range raise ValueError naming the argument (a slider would silently clamp them).
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
+import math
+import numbers
 import re
 
 import ipywidgets as widgets
 import numpy as np
 
-from . import plots, tables
+from . import groups, invariance, labels, numerics, pitfalls, plots, tables
+from ._checks import as_real_array, check_eps
 from .data import TOKEN_MATRIX, TOKENS
-from .invariance import batch_dependence
+from .labels import number
+from .live import Coalescer, LiveFigure, moving_artists, set_bars, set_cells, split_title
 from .norms import layer_norm
 from .stages import layer_norm_steps
 from .transformer import attention_at_scale, entropy, ffn_gradient_norms
@@ -67,10 +77,80 @@ def error_html(message: str) -> str:
     return f'<span style="color:#b91c1c">⚠ {html.escape(message)}</span>'
 
 
+# --- constructor arguments: refuse what a control would silently clamp -----------------------------------------
+
+
+def _real(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    return v
+
+
+def _in_range(value, name: str, low: float, high: float) -> float:
+    """`value` if the control can show it (low ≤ value ≤ high), else ValueError naming the argument."""
+    v = _real(value, name)
+    if not low <= v <= high:
+        raise ValueError(f"{name}: the control covers {low:g} … {high:g}, got {value!r}")
+    return v
+
+
+def _in_log_range(value, name: str, low_exp: float, high_exp: float) -> float:
+    v = _real(value, name)
+    if not 10.0**low_exp * (1 - 1e-12) <= v <= 10.0**high_exp * (1 + 1e-12):
+        raise ValueError(f"{name}: the slider covers {10.0**low_exp:g} … {10.0**high_exp:g}, got {value!r}")
+    return v
+
+
+def _int_in_range(value, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: the slider covers {low} … {high}, got {value!r}")
+    return int(value)
+
+
+def _matrix_and_tokens(matrix, tokens) -> tuple[np.ndarray, tuple[str, ...]]:
+    values = as_real_array(matrix, "matrix", min_ndim=2).astype(np.float64)
+    if values.ndim != 2 or 0 in values.shape:
+        raise ValueError(f"matrix: expected a non-empty 2-D (tokens × d) matrix, got shape {values.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("matrix: expected finite numbers, got inf or NaN")
+    tokens = tuple(str(t) for t in tokens)
+    if len(tokens) != values.shape[0]:
+        raise ValueError(f"tokens: expected {values.shape[0]} names (one per row of matrix), got {len(tokens)}")
+    return values, tokens
+
+
+def _inks(rgba: np.ndarray) -> list[str]:
+    """Black or white text for each cell colour, as `lnlib.plots` writes numbers on coloured cells."""
+    return [plots.ink_on(c) for c in rgba.reshape(-1, 4)]
+
+
+# --- the explorers ---------------------------------------------------------------------------------------------
+
+
 class Explorer:
-    """Base: a VBox in `self.box`; displaying the explorer displays the box."""
+    """Base: a VBox in `self.box`; displaying the explorer displays the box.
+
+    `render()` draws the current state; `self.updates` (a `live.Coalescer`) calls it for every wired control.
+    A render sets the picture before the tables: the browser applies the updates in order, so once the new
+    numbers show, the picture that belongs to them is already there.
+    """
 
     box: widgets.Box
+    updates: Coalescer
+
+    def _wire(self, *controls: widgets.Widget) -> None:
+        """One observer for every control: any change asks for one render (coalesced for the browser)."""
+        self.updates = Coalescer(self.render)
+        for control in controls:
+            control.observe(self.updates.request, names="value")
+
+    def render(self) -> None:
+        raise NotImplementedError
 
     def _repr_mimebundle_(self, **kwargs):
         return self.box._repr_mimebundle_(**kwargs)
@@ -83,14 +163,19 @@ class TypedVectorExplorer(Explorer):
     the message stays until the text is valid again, whatever other control moves meanwhile.
     """
 
-    def _init_text(self, text: str) -> None:
-        self.text = widgets.Text(value=text, description="向量 x：", continuous_update=True,
-                                 layout=widgets.Layout(width="420px"))
-        self.message = widgets.HTML()
-        self.values = self.read(text)
-        self.text.observe(self.on_text, names="value")
-
     max_magnitude = 1e100  # plots need headroom: axis limits and curves multiply the values
+
+    def _init_text(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"text: expected a str such as '2, 4, 6, 8', got {type(text).__name__}")
+        try:
+            self.values = self.read(text)
+        except ValueError as err:
+            raise ValueError(f"text: {err}") from None
+        self.text = widgets.Text(
+            value=text, description="向量 x：", continuous_update=True, layout=widgets.Layout(width="420px")
+        )
+        self.message = widgets.HTML()
 
     def read(self, text: str) -> np.ndarray:
         """parse_vector plus the explorer's own limit; raises ValueError with a Chinese message."""
@@ -99,6 +184,10 @@ class TypedVectorExplorer(Explorer):
             raise ValueError(f"数字太大：小工具只接受绝对值不超过 {self.max_magnitude:.0e} 的数。")
         return values
 
+    def _wire(self, *controls: widgets.Widget) -> None:
+        super()._wire(*controls)
+        self.text.observe(self.on_text, names="value")
+
     def on_text(self, change) -> None:
         try:
             self.values = self.read(change["new"])
@@ -106,49 +195,83 @@ class TypedVectorExplorer(Explorer):
             self.message.value = error_html(str(err))
             return
         self.message.value = ""
-        self.render()
-
-    def render(self) -> None:
-        raise NotImplementedError
+        self.updates.request(change)
 
 
 class VectorExplorer(TypedVectorExplorer):
-    """Type a vector, move ε: the stage table and the stage plot follow (notebook 03)."""
+    """Type a vector, move ε: the stage table and the stage plot follow (notebook 03).
+
+    The x̂ panel keeps the y axis of the ε → 0 limit, so the bars visibly shrink as ε grows.
+    """
 
     def __init__(self, text: str = "2, 4, 6, 8", eps: float = 1e-5):
+        eps = _in_log_range(eps, "eps", -8, 0)
         self._init_text(text)
-        self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=0.5, description="ε：",
-                                          readout_format=".0e", continuous_update=True)
+        self.eps = widgets.FloatLogSlider(
+            value=eps, base=10, min=-8, max=0, step=0.5, description="ε：", readout_format=".0e", continuous_update=True
+        )
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self.eps.observe(self.on_eps, names="value")
         self.box = widgets.VBox([self.text, self.eps, self.message, self.table, self.plot])
-        self.render()
-
-    def on_eps(self, change) -> None:
+        self._live: LiveFigure | None = None
+        self._live_for = b""
+        self._wire(self.eps)
         self.render()
 
     def render(self) -> None:
-        steps = layer_norm_steps(self.values, eps=self.eps.value)
+        steps = layer_norm_steps(self.values, eps=float(self.eps.value))
+        self.plot.value = self._frame(steps)  # the picture first, the numbers last (see Explorer)
         self.table.value = tables.stage_table(steps).to_html()
-        self.plot.value = plots.to_png(plots.stage_bars(steps))
+
+    def _frame(self, steps) -> bytes:
+        row = self.values.tobytes()
+        key = (row, steps.eps)
+        if self._live is None or self._live_for != row:
+            self._live, self._live_for = LiveFigure(plots.stage_bars(steps)), row
+            panel = self._live.fig.axes[2]
+            limit = _xhat_limit(self.values)
+            panel.set_ylim(-1.3 * limit, 1.3 * limit)
+            self._title = split_title(panel, r"归一化 $\hat{x}$", self._divisor(steps))
+            self._live.animate([*moving_artists(panel), self._title])
+            return self._live.png(key)
+        png = self._live.cached(key)
+        if png is None:
+            set_bars(self._live.fig.axes[2], steps.normalized)
+            self._title.set_text(self._divisor(steps))
+            png = self._live.png(key)
+        return png
+
+    @staticmethod
+    def _divisor(steps) -> str:
+        return f"÷ √(σ²+ε) = {float(steps.std_eps):.4g}"
+
+
+def _xhat_limit(values: np.ndarray) -> float:
+    """max |x̂| as ε → 0, i.e. max |x − μ| / σ (1 for a constant row)."""
+    centered = values - np.mean(values)
+    peak = float(np.max(np.abs(centered)))
+    if peak == 0.0:
+        return 1.0
+    scaled = centered / peak  # no overflow near 1e300
+    return float(np.max(np.abs(scaled)) / np.sqrt(np.mean(scaled * scaled)))
 
 
 class AxisExplorer(Explorer):
-    """Choose 行 / 列 / 全表 and which row or column: see which cells feed one μ and σ (notebook 02)."""
+    """Choose 按行 / 按列 / 全表 and which row or column: see which cells feed one μ and σ (notebook 02)."""
 
     def __init__(self, matrix=TOKEN_MATRIX, tokens=TOKENS):
-        self.matrix = np.asarray(matrix, dtype=np.float64)
-        self.tokens = tuple(tokens)
-        self.mode = widgets.ToggleButtons(options=[("按行", "row"), ("按列", "column"), ("全表", "all")],
-                                          value="row", description="统计方向：")
+        self.matrix, self.tokens = _matrix_and_tokens(matrix, tokens)
+        self.mode = widgets.ToggleButtons(
+            options=[("按行", "row"), ("按列", "column"), ("全表", "all")], value="row", description="统计方向："
+        )
         self.index = widgets.ToggleButtons(description="哪一个：")  # 3–4 choices: one click, no menu
         self.plot = widgets.Image(format="png")
         self.summary = widgets.HTML()
         self._switching = False
+        self._live: LiveFigure | None = None
         self._set_index_options()
         self.mode.observe(self.on_mode, names="value")
-        self.index.observe(self.on_index, names="value")
+        self._wire(self.index)
         self.box = widgets.VBox([self.mode, self.index, self.summary, self.plot])
         self.render()
 
@@ -156,29 +279,62 @@ class AxisExplorer(Explorer):
         if self.mode.value == "row":
             options = [(t, i) for i, t in enumerate(self.tokens)]
         elif self.mode.value == "column":
-            options = [(label, j) for j, label in enumerate(tables.dim_labels(self.matrix.shape[1]))]
+            options = [(label, j) for j, label in enumerate(labels.dim_labels(self.matrix.shape[1]))]
         else:
             options = [("整张表", 0)]
-        self.index.options = options
-        self.index.value = options[-1][1] if self.mode.value == "row" else 0
+        self._switching = True  # new options fire the index observer; render once, after both are set
+        try:
+            self.index.options = options
+            self.index.value = options[-1][1] if self.mode.value == "row" else 0
+        finally:
+            self._switching = False
         self.index.disabled = self.mode.value == "all"
 
     def on_mode(self, change) -> None:
-        self._switching = True  # new options fire on_index; render once, after both are set
-        try:
-            self._set_index_options()
-        finally:
-            self._switching = False
-        self.render()
-
-    def on_index(self, change) -> None:
-        if not self._switching:
-            self.render()
+        self._set_index_options()
+        self.updates.request(change)
 
     def render(self) -> None:
-        self.summary.value = tables.axis_stats_table(self.matrix, self.mode.value, self.tokens).to_html()
-        self.plot.value = plots.to_png(plots.highlight_heatmap(self.matrix, self.mode.value, self.index.value,
-                                                               self.tokens))
+        if self._switching:
+            return
+        mode, index = self.mode.value, self.index.value
+        stats = groups.group_stats(self.matrix, mode)
+        self.plot.value = self._frame(groups.selection(self.matrix, mode, index))
+        self.summary.value = tables.axis_stats_table(stats, tokens=self.tokens).to_html()
+
+    def _frame(self, sel) -> bytes:
+        key = (sel.mode, sel.index)
+        if self._live is None:
+            self._live = LiveFigure(plots.highlight_heatmap(sel, tokens=self.tokens))
+            ax = self._live.fig.axes[0]
+            ax.title.set_text(_axis_title(sel))
+            self._live.animate([*moving_artists(ax), ax.title])
+            return self._live.png(key)
+        png = self._live.cached(key)
+        if png is not None:
+            return png
+        ax = self._live.fig.axes[0]
+        shade = np.where(sel.mask, 1.0, 0.15)
+        image = ax.images[0]
+        image.set_array(shade)
+        rgba = image.to_rgba(shade).reshape(-1, 4)
+        for text, chosen, cell in zip(ax.texts, sel.mask.reshape(-1), rgba, strict=True):
+            ink = plots.INK if chosen else plots.MUTED_INK
+            if plots.contrast_ratio(ink, cell) < 4.5:
+                ink = plots.ink_on(cell)
+            text.set_color(ink)
+            text.set_fontweight("bold" if chosen else "normal")
+        rows, cols = np.nonzero(sel.mask)
+        ax.patches[0].set_bounds(
+            cols.min() - 0.5, rows.min() - 0.5, cols.max() - cols.min() + 1, rows.max() - rows.min() + 1
+        )
+        ax.title.set_text(_axis_title(sel))
+        return self._live.png(key)
+
+
+def _axis_title(sel) -> str:
+    """The heatmap's title in plain text (μ, σ as letters, not mathtext: a new title per frame stays cheap)."""
+    return f"{labels.AXIS_TITLES[sel.mode]}：参与统计的 {sel.size} 个数  μ = {sel.mean:.4g}，σ = {sel.std:.4g}"
 
 
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
@@ -188,84 +344,152 @@ class EpsilonExplorer(TypedVectorExplorer):
     """Move ε on a log scale (1e-8 … 1) over a nearly constant row and watch x̂ shrink (notebook 04)."""
 
     def __init__(self, text: str = "3, 3.002, 2.998, 3", eps: float = 1e-5):
+        eps = _in_log_range(eps, "eps", -8, 0)
         self._init_text(text)
-        self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=0.25, description="ε：",
-                                          readout_format=".0e", continuous_update=True,
-                                          layout=widgets.Layout(width="420px"))
+        self.eps = widgets.FloatLogSlider(
+            value=eps,
+            base=10,
+            min=-8,
+            max=0,
+            step=0.25,
+            description="ε：",
+            readout_format=".0e",
+            continuous_update=True,
+            layout=widgets.Layout(width="420px"),
+        )
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self.eps.observe(self.on_eps, names="value")
         self.box = widgets.VBox([self.text, self.eps, self.message, self.summary, self.table, self.plot])
-        self.render()
-
-    def on_eps(self, change) -> None:
+        self._live: LiveFigure | None = None
+        self._live_for = b""
+        self._wire(self.eps)
         self.render()
 
     def render(self) -> None:
-        eps = float(self.eps.value)
-        self.summary.value = tables.epsilon_summary(self.values, eps).to_html()
-        self.table.value = tables.stage_table(layer_norm_steps(self.values, eps=eps)).to_html()
-        self.plot.value = plots.to_png(plots.epsilon_plot(self.values, eps))
+        effect = pitfalls.epsilon_effect(self.values, float(self.eps.value))
+        self.plot.value = self._frame(effect)
+        self.summary.value = tables.epsilon_summary(effect).to_html()
+        self.table.value = tables.stage_table(effect.steps).to_html()
+
+    def _frame(self, effect) -> bytes:
+        row = self.values.tobytes()
+        key = (row, effect.eps)
+        if self._live is None or self._live_for != row:
+            self._live, self._live_for = LiveFigure(plots.epsilon_plot(effect)), row
+            left, right = self._live.fig.axes[:2]
+            self._title = split_title(left, r"$\hat{x}$", f"ε = {effect.eps:.0e}")
+            self._live.animate([*moving_artists(left), self._title, *_markers(right)])
+            return self._live.png(key)
+        png = self._live.cached(key)
+        if png is None:
+            left, right = self._live.fig.axes[:2]
+            set_bars(left, effect.steps.normalized)
+            self._title.set_text(f"ε = {effect.eps:.0e}")
+            for marker in _markers(right):
+                marker.set_data([effect.eps], [effect.kept])
+            png = self._live.png(key)
+        return png
+
+
+def _markers(ax) -> list:
+    """The point that marks the current value on a curve (a line drawn with a marker and no line)."""
+    return [line for line in ax.lines if line.get_linestyle() == "None" and line.get_marker() not in ("", "None")]
 
 
 class ScaleShiftExplorer(TypedVectorExplorer):
     """Scale a row by a and shift it by b: a·x + b moves, its x̂ stays the same (notebook 05)."""
 
     def __init__(self, text: str = "2, 4, 6, 8", scale: float = 1.0, shift: float = 0.0, eps: float = 1e-5):
+        scale = _in_log_range(scale, "scale", -1, 1)
+        shift = _in_range(shift, "shift", -50, 50)
+        self.eps = check_eps(eps)
         self._init_text(text)
-        self.scale = widgets.FloatLogSlider(value=scale, base=10, min=-1, max=1, step=0.05,
-                                            description="缩放 a：",
-                                            readout_format=".3g", continuous_update=True,
-                                            layout=widgets.Layout(width="420px"))
-        self.shift = widgets.FloatSlider(value=shift, min=-50, max=50, step=1, description="平移 b：",
-                                         continuous_update=True, layout=widgets.Layout(width="420px"))
-        self.eps = eps
+        self.scale = widgets.FloatLogSlider(
+            value=scale,
+            base=10,
+            min=-1,
+            max=1,
+            step=0.05,
+            description="缩放 a：",
+            readout_format=".3g",
+            continuous_update=True,
+            layout=widgets.Layout(width="420px"),
+        )
+        self.shift = widgets.FloatSlider(
+            value=shift,
+            min=-50,
+            max=50,
+            step=1,
+            description="平移 b：",
+            continuous_update=True,
+            layout=widgets.Layout(width="420px"),
+        )
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self.scale.observe(self.on_slider, names="value")
-        self.shift.observe(self.on_slider, names="value")
         self.box = widgets.VBox([self.text, self.scale, self.shift, self.message, self.table, self.plot])
-        self.render()
-
-    def on_slider(self, change) -> None:
+        self._live: LiveFigure | None = None
+        self._live_for = b""
+        self._wire(self.scale, self.shift)
         self.render()
 
     def _ylim(self) -> tuple[float, float]:
         """A fixed axis for a·x + b that fits every slider position, so the bars visibly move."""
-        top = 10.0 ** self.scale.max
+        top = 10.0**self.scale.max
         reach = top * float(np.max(np.abs(self.values))) + max(abs(self.shift.min), abs(self.shift.max))
         return -1.05 * reach, 1.05 * reach
 
     def render(self) -> None:
-        a, b = float(self.scale.value), float(self.shift.value)
-        self.table.value = tables.scale_shift_table(self.values, a, b, eps=self.eps).to_html()
-        fig = plots.scale_shift_bars(self.values, a, b, eps=self.eps, ylim=self._ylim())
-        self.plot.value = plots.to_png(fig)
+        result = invariance.scale_shift(self.values, float(self.scale.value), float(self.shift.value), self.eps)
+        self.plot.value = self._frame(result)
+        self.table.value = tables.scale_shift_table(result).to_html()
+
+    def _frame(self, r) -> bytes:
+        row = self.values.tobytes()
+        key = (row, r.scale, r.shift)
+        if self._live is None or self._live_for != row:
+            self._live, self._live_for = LiveFigure(plots.scale_shift_bars(r, ylim=self._ylim())), row
+            left, right = self._live.fig.axes[:2]
+            self._title = split_title(left, r"$a\cdot x+b$", f"a = {r.scale:.3g}，b = {r.shift:.3g}")
+            self._live.animate([*moving_artists(left), self._title, *moving_artists(right)])
+            return self._live.png(key)
+        png = self._live.cached(key)
+        if png is None:
+            left, right = self._live.fig.axes[:2]
+            set_bars(left, r.moved)
+            self._title.set_text(f"a = {r.scale:.3g}，b = {r.shift:.3g}")
+            set_bars(right, r.normalized)
+            png = self._live.png(key)
+        return png
 
 
 class GammaBetaExplorer(Explorer):
     """Four γ and four β sliders applied to the whole token matrix: the table and the heatmap of y follow
     (notebook 06). γ and β are per dimension and shared by every token."""
 
+    LIMIT = 7.5  # the colour scale of the heatmap: |γ·x̂ + β| ≤ 3·√3 + 3 for 4 dimensions and sliders up to ±3
+
     def __init__(self, matrix=TOKEN_MATRIX, tokens=TOKENS, eps: float = 1e-5):
-        self.matrix = np.asarray(matrix, dtype=np.float64)
-        self.tokens = tuple(tokens)
-        self.eps = eps
-        d = self.matrix.shape[1]
-        labels = tables.dim_labels(d)
-        self.gammas = [widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.1, description=f"γ {label}：",
-                                           continuous_update=True) for label in labels]
-        self.betas = [widgets.FloatSlider(value=0.0, min=-3, max=3, step=0.1, description=f"β {label}：",
-                                          continuous_update=True) for label in labels]
+        self.matrix, self.tokens = _matrix_and_tokens(matrix, tokens)
+        self.eps = check_eps(eps)
+        dims = labels.dim_labels(self.matrix.shape[1])
+        self.gammas = [
+            widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.1, description=f"γ {label}：", continuous_update=True)
+            for label in dims
+        ]
+        self.betas = [
+            widgets.FloatSlider(value=0.0, min=-3, max=3, step=0.1, description=f"β {label}：", continuous_update=True)
+            for label in dims
+        ]
         for slider in self.gammas + self.betas:
             slider.style.description_width = "80px"
-            slider.observe(self.on_slider, names="value")
         self.table = widgets.HTML()
         self.stats = widgets.HTML()
         self.plot = widgets.Image(format="png")
         controls = widgets.HBox([widgets.VBox(self.gammas), widgets.VBox(self.betas)])
         self.box = widgets.VBox([controls, self.table, self.stats, self.plot])
+        self._live: LiveFigure | None = None
+        self._wire(*self.gammas, *self.betas)
         self.render()
 
     @property
@@ -276,40 +500,57 @@ class GammaBetaExplorer(Explorer):
     def beta(self) -> np.ndarray:
         return np.array([s.value for s in self.betas], dtype=np.float64)
 
-    def on_slider(self, change) -> None:
-        self.render()
-
     def render(self) -> None:
-        y = layer_norm_steps(self.matrix, self.gamma, self.beta, eps=self.eps).output
+        gamma, beta = self.gamma, self.beta
+        y = layer_norm_steps(self.matrix, gamma, beta, eps=self.eps).output
         caption = "输出 y = γ ⊙ x̂ + β（每个 token 共用同一组 γ、β）"
+        self.plot.value = self._frame(y, (gamma.tobytes(), beta.tobytes()))
         self.table.value = tables.token_table(y, self.tokens, caption=caption).to_html()
-        self.stats.value = tables.row_stats_table(y, self.tokens, caption="每一行 y 的均值和方差").to_html()
-        fig = plots.value_heatmap(y, self.tokens, title=r"输出 $y=\gamma\odot\hat{x}+\beta$", limit=7.5)
-        self.plot.value = plots.to_png(fig)
+        self.stats.value = tables.row_stats_table(
+            groups.group_stats(y, "row"), self.tokens, caption="每一行 y 的均值和方差"
+        ).to_html()
+
+    def _frame(self, y: np.ndarray, key) -> bytes:
+        if self._live is None:
+            fig = plots.value_heatmap(y, self.tokens, title=r"输出 $y=\gamma\odot\hat{x}+\beta$", limit=self.LIMIT)
+            self._live = LiveFigure(fig)
+            ax = self._live.fig.axes[0]
+            self._live.animate(moving_artists(ax))
+            return self._live.png(key)
+        png = self._live.cached(key)
+        if png is None:
+            set_cells(self._live.fig.axes[0], y, [[number(v) for v in row] for row in y], colors=_inks)
+            png = self._live.png(key)
+        return png
 
 
 class VarianceExplorer(Explorer):
     """Slide the offset c of c + [0, 1, 2, 3] and pick a dtype: one-pass vs two-pass σ² and x̂ (notebook 13)."""
 
+    DTYPES = ("float16", "float32", "float64")
+
     def __init__(self, exponent: int = 4, dtype: str = "float32"):
-        self.exponent = widgets.IntSlider(value=exponent, min=0, max=8, step=1, description="偏移 10^k，k：",
-                                          continuous_update=True, style={"description_width": "initial"})
-        self.dtype = widgets.ToggleButtons(options=["float16", "float32", "float64"], value=dtype,
-                                           description="精度：")
+        exponent = _int_in_range(exponent, "exponent", 0, 8)
+        if dtype not in self.DTYPES:
+            raise ValueError(f"dtype: expected one of {self.DTYPES}, got {dtype!r}")
+        self.exponent = widgets.IntSlider(
+            value=exponent,
+            min=0,
+            max=8,
+            step=1,
+            description="偏移 10^k，k：",
+            continuous_update=True,
+            style={"description_width": "initial"},
+        )
+        self.dtype = widgets.ToggleButtons(options=list(self.DTYPES), value=dtype, description="精度：")
         self.table = widgets.HTML()
-        self.exponent.observe(self.on_exponent, names="value")
-        self.dtype.observe(self.on_dtype, names="value")
         self.box = widgets.VBox([self.exponent, self.dtype, self.table])
-        self.render()
-
-    def on_exponent(self, change) -> None:
-        self.render()
-
-    def on_dtype(self, change) -> None:
+        self._wire(self.exponent, self.dtype)
         self.render()
 
     def render(self) -> None:
-        self.table.value = tables.variance_table(10.0 ** self.exponent.value, self.dtype.value).to_html()
+        methods = numerics.variance_methods(10.0**self.exponent.value, self.dtype.value)
+        self.table.value = tables.variance_table(methods).to_html()
 
 
 # ---------------------------------------------------------------- notebooks 08–10
@@ -319,71 +560,149 @@ class BatchExplorer(Explorer):
     """Notebook 08: scale the other sentence in the batch; our sentence's BatchNorm output moves, LayerNorm's stays."""
 
     def __init__(self, scale: float = 1.0, matrix=TOKEN_MATRIX, tokens=TOKENS):
-        self.matrix, self.tokens = np.asarray(matrix, dtype=np.float64), tuple(tokens)
-        self.scale = widgets.FloatSlider(value=scale, min=0.0, max=20.0, step=0.5, description="另一句 ×",
-                                         continuous_update=True)
+        scale = _in_range(scale, "scale", 0.0, 20.0)
+        self.matrix, self.tokens = _matrix_and_tokens(matrix, tokens)
+        self.scale = widgets.FloatSlider(
+            value=scale, min=0.0, max=20.0, step=0.5, description="另一句 ×", continuous_update=True
+        )
         self.bn = widgets.HTML()
         self.ln = widgets.HTML()
-        self.scale.observe(self.on_scale, names="value")
         self.box = widgets.VBox([self.scale, self.bn, self.ln])
-        self.render()
-
-    def on_scale(self, change) -> None:
+        self._wire(self.scale)
         self.render()
 
     def render(self) -> None:
-        bn, ln = batch_dependence(self.scale.value, self.matrix)
-        k = plots.number(self.scale.value)
-        bn_caption = f"BatchNorm：我们这句的输出（另一句 × {k}）"
+        bn, ln = invariance.batch_dependence(self.scale.value, self.matrix)
+        bn_caption = f"BatchNorm：我们这句的输出（另一句 × {number(self.scale.value)}）"
         ln_caption = "LayerNorm：我们这句的输出（与另一句无关）"
         self.bn.value = tables.token_table(bn, self.tokens, caption=bn_caption).to_html()
         self.ln.value = tables.token_table(ln, self.tokens, caption=ln_caption).to_html()
 
 
 class DepthExplorer(Explorer):
-    """Notebook 09: choose the depth; the per-layer FFN gradient norms of Post-LN and Pre-LN are redrawn."""
+    """Notebook 09: choose the depth; the per-layer FFN gradient norms of Post-LN and Pre-LN are redrawn.
+
+    Each depth is computed once per explorer (moving back to a depth costs nothing). Inside a running kernel the
+    two neighbouring depths are computed and drawn in idle time after each render, one at a time, so the next
+    step of the slider finds its picture ready.
+    """
+
+    PREFETCH_DELAY = 0.05  # seconds of idle time before a neighbouring depth is computed
+
+    FORMS = ("post", "pre")
 
     def __init__(self, depth: int = 6, width: int = 64):
-        self.width = width
-        self.depth = widgets.IntSlider(value=depth, min=2, max=24, step=1, description="层数 L：",
-                                       continuous_update=False)
+        depth = _int_in_range(depth, "depth", 2, 24)
+        self.width = _int_in_range(width, "width", 1, 4096)
+        self.depth = widgets.IntSlider(
+            value=depth, min=2, max=24, step=1, description="层数 L：", continuous_update=False
+        )
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self.depth.observe(self.on_depth, names="value")
         self.box = widgets.VBox([self.depth, self.summary, self.plot])
+        self._series: dict[int, dict[str, np.ndarray]] = {}
+        self._live: LiveFigure | None = None
+        self._wire(self.depth)
         self.render()
 
-    def on_depth(self, change) -> None:
-        self.render()
+    def series(self, depth: int) -> dict[str, np.ndarray]:
+        if depth not in self._series:
+            self._series[depth] = {f: ffn_gradient_norms(f, depth, self.width) for f in self.FORMS}
+        return self._series[depth]
 
     def render(self) -> None:
-        series = {n: ffn_gradient_norms(n, self.depth.value, self.width) for n in ("post", "pre")}
+        depth = self.depth.value
+        series = self.series(depth)
+        self.plot.value = self._frame(depth, series)
         self.summary.value = tables.gradient_table(series).to_html()
-        self.plot.value = plots.to_png(plots.depth_lines(series, xlabel="第几层（1 = 靠近输入）",
-                                                         ylabel=r"$\|\partial L/\partial W_2\|_F$"))
+        self._prefetch_later()
+
+    def _prefetch_later(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # plain Python (tests, scripts): nothing runs in the background
+            return
+        loop.call_later(self.PREFETCH_DELAY, self.prefetch)
+
+    def prefetch(self) -> None:
+        """Compute and draw the next missing neighbour of the current depth (one per call, then reschedule)."""
+        current = self.depth.value
+        for depth in (current + 1, current - 1):
+            if self.depth.min <= depth <= self.depth.max and self._live.cached(depth) is None:
+                self._frame(depth, self.series(depth))
+                self._prefetch_later()
+                return
+
+    def _frame(self, depth: int, series: dict[str, np.ndarray]) -> bytes:
+        if self._live is None:
+            self._live = LiveFigure(
+                plots.depth_lines(series, xlabel="第几层（1 = 靠近输入）", ylabel=r"$\|\partial L/\partial W_2\|_F$")
+            )
+            return self._live.png(depth)
+        png = self._live.cached(depth)
+        if png is None:
+            ax = self._live.fig.axes[0]
+            for line, values in zip(ax.lines, series.values(), strict=True):
+                line.set_data(np.arange(1, values.size + 1), values)
+            ax.set_autoscaley_on(True)
+            ax.relim()
+            ax.autoscale_view()
+            ax.set_ylim(bottom=0)
+            self._live.invalidate()  # new axis limits and ticks: the whole figure is drawn again
+            png = self._live.png(depth)
+        return png
 
 
 class SoftmaxExplorer(Explorer):
     """Notebook 10: a slider on the logit scale (1/temperature); attention weights and each row's entropy follow."""
 
     def __init__(self, scale: float = 1.0, matrix=None, tokens=TOKENS):
-        self.matrix = layer_norm(TOKEN_MATRIX, eps=1e-5) if matrix is None else np.asarray(matrix, dtype=np.float64)
-        self.tokens = tuple(tokens)
-        self.scale = widgets.FloatLogSlider(value=scale, base=10, min=-2, max=1.5, step=0.05,
-                                            description="放大倍数：", readout_format=".3g", continuous_update=True)
+        scale = _in_log_range(scale, "scale", -2, 1.5)
+        self.matrix, self.tokens = _matrix_and_tokens(
+            layer_norm(TOKEN_MATRIX, eps=1e-5) if matrix is None else matrix, tokens
+        )
+        self.scale = widgets.FloatLogSlider(
+            value=scale,
+            base=10,
+            min=-2,
+            max=1.5,
+            step=0.05,
+            description="放大倍数：",
+            readout_format=".3g",
+            continuous_update=True,
+        )
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self.scale.observe(self.on_scale, names="value")
         self.box = widgets.VBox([self.scale, self.summary, self.plot])
-        self.render()
-
-    def on_scale(self, change) -> None:
+        self._live: LiveFigure | None = None
+        self._wire(self.scale)
         self.render()
 
     def render(self) -> None:
-        w = attention_at_scale(self.matrix, self.scale.value)
+        scale = float(self.scale.value)
+        w = attention_at_scale(self.matrix, scale)
         h = entropy(w)
+        self.plot.value = self._frame(scale, w, h)
         self.summary.value = tables.stats_table(
-            self.tokens, {"最大权重": w.max(axis=1), "熵 (nats)": h},
-            caption=f"放大倍数 {self.scale.value:.3g}：每个 query 的注意力", index_name="query").to_html()
-        self.plot.value = plots.to_png(plots.attention_panel(w, self.tokens))
+            self.tokens,
+            {"最大权重": w.max(axis=1), "熵 (nats)": h},
+            caption=f"放大倍数 {scale:.3g}：每个 query 的注意力",
+            index_name="query",
+        ).to_html()
+
+    def _frame(self, scale: float, w: np.ndarray, h: np.ndarray) -> bytes:
+        if self._live is None:
+            self._live = LiveFigure(plots.attention_panel(w, self.tokens, entropy=h))
+            left, right = self._live.fig.axes[:2]
+            self._live.animate([*moving_artists(left), *moving_artists(right)])
+            return self._live.png(scale)
+        png = self._live.cached(scale)
+        if png is None:
+            left, right = self._live.fig.axes[:2]
+            set_cells(left, w, [[f"{v:.3f}" for v in row] for row in w], colors=_inks)
+            for bar, label, (i, v) in zip(right.patches, right.texts, enumerate(h), strict=True):
+                bar.set_width(v)
+                label.set_text(f" {v:.3f}")
+                label.set_position((v, i))
+            png = self._live.png(scale)
+        return png

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 import lnlib
-from lnlib import invariance, pitfalls, plots, tables
+from lnlib import groups, invariance, pitfalls, plots, tables
 from lnlib.code_exercises import judge_function
 from lnlib.exercises import judge
 
@@ -38,7 +38,7 @@ def test_variance_of_xhat_is_sigma2_over_sigma2_plus_eps(eps):
 
 
 def test_epsilon_summary_shows_the_ratio():
-    frame = tables.epsilon_summary(APPLE, 1.0).frame
+    frame = tables.epsilon_summary(pitfalls.epsilon_effect(APPLE, 1.0)).frame
     assert frame["σ² / (σ² + ε)"].iloc[0] == pytest.approx(5 / 6)
     assert frame["x̂ 的方差"].iloc[0] == pytest.approx(5 / 6)
     assert frame["σ²"].iloc[0] == pytest.approx(5.0)
@@ -58,7 +58,7 @@ def test_eps_inside_the_root_versus_added_to_sigma():
 
 def test_eps_placement_table_gap_grows_as_spread_shrinks():
     rows = {f"s = {s:g}": 5 + s * np.array([-3.0, -1.0, 1.0, 3.0]) for s in (1, 0.1, 0.01, 0.001, 0.0001)}
-    gaps = tables.eps_placement_table(rows, eps=1e-5).frame["相差"].to_numpy()
+    gaps = tables.eps_placement_table(pitfalls.eps_placement(rows, eps=1e-5)).frame["相差"].to_numpy()
     assert np.all(np.diff(gaps) > 0)
     assert gaps[0] < 1e-5 and gaps[-1] > 1
 
@@ -72,7 +72,7 @@ def test_divide_by_d_versus_d_minus_1():
     wrong = pitfalls.normalize_unbiased(APPLE, eps=0)
     assert np.allclose(wrong, np.array([-3, -1, 1, 3]) / math.sqrt(20 / 3))
     assert np.var(wrong) == pytest.approx(3 / 4)
-    frame = tables.ddof_table(APPLE).frame
+    frame = tables.ddof_table(pitfalls.ddof_comparison(APPLE)).frame
     assert frame["σ"].to_list() == pytest.approx([math.sqrt(5), math.sqrt(20 / 3)])
     with pytest.raises(ValueError, match="d = 1"):
         pitfalls.variance_unbiased([3.0])
@@ -94,10 +94,10 @@ def test_torch_layer_norm_puts_eps_inside_the_root():
 
 
 def test_epsilon_plot_is_a_figure():
-    fig = plots.epsilon_plot([3, 3.002, 2.998, 3], 1e-5)
+    fig = plots.epsilon_plot(pitfalls.epsilon_effect([3, 3.002, 2.998, 3], 1e-5))
     assert len(fig.axes) == 2
     assert plots.to_png(fig).startswith(b"\x89PNG")
-    assert len(plots.epsilon_plot([3, 3, 3, 3], 1e-5).axes) == 2  # a constant row draws too
+    assert len(plots.epsilon_plot(pitfalls.epsilon_effect([3, 3, 3, 3], 1e-5)).axes) == 2  # a constant row draws too
 
 
 # --- 05: kept and lost ------------------------------------------------------------------------------------------
@@ -155,11 +155,11 @@ def test_linear_then_norm_is_layer_norm_of_the_product():
 
 
 def test_invariance_table_shows_the_verdicts():
-    frame = tables.invariance_table(["layer"]).frame
+    frame = tables.invariance_table(invariance.table1(["layer"])).frame
     marks = frame["层归一化（LayerNorm）：不变？"].to_list()
     assert marks == ["✓" if PAPER_LAYER_NORM_ROW[t.key] else "✗" for t in invariance.TRANSFORMS]
     assert marks.count("✓") == 4
-    assert "✗" in tables.invariance_table(["layer"]).to_html()
+    assert "✗" in tables.invariance_table(invariance.table1(["layer"])).to_html()
 
 
 # --- 06: γ and β ------------------------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def test_after_gamma_beta_mean_and_variance_move():
     assert np.mean(y) == pytest.approx((-3 / math.sqrt(5) * 2 + 0.5 + 3 / math.sqrt(5)) / 4)
     assert np.var(y) == pytest.approx(np.var(gamma * xhat + beta))
     assert abs(np.mean(y)) > 0.1 and abs(np.var(y) - 1) > 0.5
-    frame = tables.row_stats_table(lnlib.layer_norm(lnlib.TOKEN_MATRIX, gamma, beta, eps=0)).frame
+    frame = tables.row_stats_table(groups.group_stats(lnlib.layer_norm(lnlib.TOKEN_MATRIX, gamma, beta, eps=0))).frame
     assert frame["y 的均值"].iloc[2] == pytest.approx(np.mean(y))
 
 

@@ -13,15 +13,23 @@ from helpers import td_texts as cells
 from matplotlib import font_manager
 
 import lnlib
-from lnlib import plots, tables
+from lnlib import groups, labels, plots, tables
 from lnlib.tables import Table
 
 
 def test_stage_table_rows_and_numbers():
     t = tables.stage_table(lnlib.layer_norm_steps([2, 4, 6, 8], eps=0))
     f = t.frame
-    assert list(f.index) == ["输入 x", "均值 μ", "中心化 x − μ", "方差 σ²", "标准差 σ", "√(σ² + ε)", "归一化 x̂",
-                             "输出 y = γ ⊙ x̂ + β"]
+    assert list(f.index) == [
+        "输入 x",
+        "均值 μ",
+        "中心化 x − μ",
+        "方差 σ²",
+        "标准差 σ",
+        "√(σ² + ε)",
+        "归一化 x̂",
+        "输出 y = γ ⊙ x̂ + β",
+    ]
     assert f.loc["均值 μ", tables.SCALAR_COLUMN] == 5
     assert f.loc["方差 σ²", tables.SCALAR_COLUMN] == 5
     assert f.loc["中心化 x − μ"].iloc[:4].tolist() == [-3, -1, 1, 3]
@@ -52,13 +60,16 @@ def test_token_table_labels_rows_by_token():
         tables.token_table(np.ones((2, 4)))
 
 
-@pytest.mark.parametrize(("mode", "mu", "sigma"), [
-    ("row", [5, 50, 5], [np.sqrt(5), np.sqrt(500), np.sqrt(5)]),
-    ("column", [10, 50 / 3, 70 / 3, 30], None),
-    ("all", [np.mean(lnlib.TOKEN_MATRIX)], [np.std(lnlib.TOKEN_MATRIX)]),
-])
+@pytest.mark.parametrize(
+    ("mode", "mu", "sigma"),
+    [
+        ("row", [5, 50, 5], [np.sqrt(5), np.sqrt(500), np.sqrt(5)]),
+        ("column", [10, 50 / 3, 70 / 3, 30], None),
+        ("all", [np.mean(lnlib.TOKEN_MATRIX)], [np.std(lnlib.TOKEN_MATRIX)]),
+    ],
+)
 def test_axis_stats_table(mode, mu, sigma):
-    f = tables.axis_stats_table(lnlib.TOKEN_MATRIX, mode).frame
+    f = tables.axis_stats_table(groups.group_stats(lnlib.TOKEN_MATRIX, mode)).frame
     np.testing.assert_allclose(f["μ"], mu)
     np.testing.assert_allclose(f["σ"], sigma if sigma is not None else np.std(lnlib.TOKEN_MATRIX, axis=0))
 
@@ -79,14 +90,18 @@ def test_use_cjk_font_picks_an_installed_font_from_the_list():
     assert not installed & set(plots.CJK_FONTS[: plots.CJK_FONTS.index(name)])
 
 
-@pytest.mark.parametrize("draw", [
-    lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8])),
-    lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8], gamma=[2, 1, 1, 1]), affine=True),
-    lambda: plots.token_bars(lnlib.TOKEN_MATRIX, title="三个 token"),
-    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "row", 2),
-    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "column", 0),
-    lambda: plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "all"),
-], ids=["stages", "stages-affine", "tokens", "heat-row", "heat-col", "heat-all"])
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8])),
+        lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8], gamma=[2, 1, 1, 1]), affine=True),
+        lambda: plots.token_bars(lnlib.TOKEN_MATRIX, title="三个 token"),
+        lambda: plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, "row", 2)),
+        lambda: plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, "column", 0)),
+        lambda: plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, "all")),
+    ],
+    ids=["stages", "stages-affine", "tokens", "heat-row", "heat-col", "heat-all"],
+)
 def test_figures_render_chinese_without_missing_glyphs(draw, caplog):
     if plots.use_cjk_font() is None:
         pytest.skip("no CJK font installed")
@@ -98,17 +113,17 @@ def test_figures_render_chinese_without_missing_glyphs(draw, caplog):
 
 
 def test_heatmap_title_reports_the_statistic_of_the_framed_cells():
-    fig = plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "column", 0)
+    fig = plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, "column", 0))
     title = fig.axes[0].get_title()
     assert "3 个数" in title and "= 10" in title
     with pytest.raises(ValueError, match="index"):
-        plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "row", 3)
+        groups.selection(lnlib.TOKEN_MATRIX, "row", 3)
     with pytest.raises(ValueError, match="mode"):
-        plots.highlight_heatmap(lnlib.TOKEN_MATRIX, "diagonal")
+        groups.selection(lnlib.TOKEN_MATRIX, "diagonal")
 
 
 def test_number_format_drops_trailing_zeros():
-    assert [plots.number(v) for v in (8.0, -1.3416, 0.4472, -0.0001, 2.5)] == ["8", "-1.342", "0.447", "0", "2.5"]
+    assert [labels.number(v) for v in (8.0, -1.3416, 0.4472, -0.0001, 2.5)] == ["8", "-1.342", "0.447", "0", "2.5"]
 
 
 # --- stored outputs are a function of what is displayed (issue: table ids hashed from float bits) ----------------
@@ -131,8 +146,13 @@ def test_table_ids_differ_when_caption_precision_or_highlight_differ():
     def table_id(table):
         return set(re.findall(r"T_ln[0-9a-f]{10}", table.to_html()))
 
-    variants = [Table(frame, "表"), Table(frame, "另一张表"), Table(frame, "表", precision=2),
-                Table(frame, "表", highlight=(["r1"], ["c1"])), Table(frame, "表", highlight=(["r2"], ["c2"]))]
+    variants = [
+        Table(frame, "表"),
+        Table(frame, "另一张表"),
+        Table(frame, "表", precision=2),
+        Table(frame, "表", highlight=(["r1"], ["c1"])),
+        Table(frame, "表", highlight=(["r2"], ["c2"])),
+    ]
     ids = [table_id(t) for t in variants]
     assert all(len(i) == 1 for i in ids)
     assert len({next(iter(i)) for i in ids}) == len(variants)

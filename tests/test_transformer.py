@@ -3,6 +3,8 @@ and the depth pattern of Xiong et al. (2020), Theorem 1."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -43,7 +45,7 @@ def test_deepnorm_constants():
         T.deepnorm_constants(0)
 
 
-@pytest.mark.parametrize("norm", T.NORMS)
+@pytest.mark.parametrize("norm", T.RESIDUAL_FORMS)
 def test_backward_matches_finite_differences(norm):
     stack = T.make_stack(norm, 2, 4, seed=3)
     rng = np.random.default_rng(0)
@@ -121,3 +123,68 @@ def test_bad_arguments():
         T.ffn_gradient_norms("mid", 3, 8)
     with pytest.raises(ValueError, match="depth"):
         T.ffn_gradient_norms("post", 0, 8)
+
+
+# --- issue 11.7: masks and −inf logits have defined behaviour; issue 14.4: names ------------------------------------
+
+
+def test_softmax_gives_masked_positions_zero_weight_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w = T.softmax([[0.0, -np.inf, np.log(3.0)]])
+    np.testing.assert_allclose(w, [[0.25, 0.0, 0.75]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("z", [[[1.0, 2.0], [-np.inf, -np.inf]], [np.nan, 1.0], [np.inf, 0.0]])
+def test_softmax_refuses_rows_without_a_distribution(z):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"^z:"):
+            T.softmax(z)
+
+
+def test_attention_refuses_a_fully_masked_query_by_naming_mask():
+    q = k = v = np.eye(3)
+    mask = np.array([[True, True, False], [False, False, False], [True, False, True]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"^mask: query \(1,\)"):
+            T.attention(q, k, v, mask=mask)
+
+
+@pytest.mark.parametrize("mask", [np.ones((2, 3), dtype=bool), np.ones((3, 3, 3, 2), dtype=bool)])
+def test_attention_refuses_a_mask_of_another_shape(mask):
+    q = k = v = np.eye(3)
+    with pytest.raises(ValueError, match=r"^mask: expected a shape broadcastable to the scores \(3, 3\)"):
+        T.attention(q, k, v, mask=mask)
+
+
+def test_attention_refuses_a_mask_that_is_not_boolean():
+    q = k = v = np.eye(3)
+    with pytest.raises(TypeError, match=r"^mask: expected booleans"):
+        T.attention(q, k, v, mask=np.ones((3, 3)))
+
+
+def test_a_causal_mask_broadcasts_over_a_batch():
+    """A (n, n) lower-triangular mask on (batch, n, d) inputs: the first query sees only itself."""
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 4, 3)) for _ in range(3))
+    out, w = T.attention(q, k, v, mask=np.tril(np.ones((4, 4), dtype=bool)))
+    np.testing.assert_allclose(w[:, 0], [[1, 0, 0, 0]] * 2)
+    np.testing.assert_allclose(np.triu(w[0], 1), 0.0)
+    np.testing.assert_allclose(out[:, 0], v[:, 0], rtol=1e-12)
+
+
+def test_residual_forms_and_the_old_keyword():
+    assert T.RESIDUAL_FORMS == ("post", "pre", "none", "deepnorm")
+    assert T.N_TOKENS == 16 and not hasattr(T, "TOKENS") and not hasattr(T, "NORMS")
+    assert not hasattr(T, "feed_forward")
+    new = T.ffn_gradient_norms(form="pre", depth=2, width=4, seed=2)
+    np.testing.assert_array_equal(T.ffn_gradient_norms(norm="pre", depth=2, width=4, seed=2), new)
+    np.testing.assert_array_equal(T.ffn_gradient_norms("pre", 2, 4, 2), new)
+    np.testing.assert_array_equal(T.residual_scales(norm="post", depth=2, width=4), T.residual_scales("post", 2, 4))
+    with pytest.raises(TypeError, match=r"^form: given twice"):
+        T.ffn_gradient_norms("pre", 2, 4, norm="post")
+    with pytest.raises(ValueError, match=r"^form: expected one of"):
+        T.ffn_gradient_norms("layer", 2, 4)
+    assert T.make_stack("pre", 2, 4).form == "pre"

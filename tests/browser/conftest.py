@@ -81,17 +81,81 @@ class Report:
     interactions: list = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
 
+    load_before: tuple = field(default_factory=lambda: _load())
+
     def write(self, extra: dict) -> None:
         latencies = [i["latency_ms"] for i in self.interactions if i.get("latency_ms") is not None]
+        summary = latency_summary(self.interactions)
         data = {
             "notebooks": self.notebooks,
             "interactions": self.interactions,
             "median_latency_ms": round(statistics.median(latencies), 1) if latencies else None,
+            "latency_goal": {"median_ms": GOAL_MEDIAN_MS, "p95_ms": GOAL_P95_MS},
+            "latency": summary,
+            "latency_goal_met": bool(summary) and all(r["meets_goal"] for r in summary),
+            "machine": {"cpus": os.cpu_count(), "load_average_before": self.load_before,
+                        "load_average_after": _load()},
             "total_s": round(time.monotonic() - self.started, 1),
             **extra,
         }
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n",
+                                               encoding="utf-8")
+        (ARTIFACTS / "latency.md").write_text(latency_markdown(summary, data["machine"]), encoding="utf-8")
+
+
+# --- latency per explorer and control (issue 16) ------------------------------------------------------------------
+
+GOAL_MEDIAN_MS = 50.0
+GOAL_P95_MS = 150.0
+
+
+def _load() -> tuple:
+    try:
+        return tuple(round(v, 2) for v in os.getloadavg())
+    except OSError:
+        return ()
+
+
+def _p95(values: list[float]) -> float:
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=20, method="inclusive")[18]
+
+
+def latency_summary(interactions: list[dict]) -> list[dict]:
+    """One row per (notebook, explorer, control) over its measured learner steps (generic probes excluded)."""
+    groups: dict[tuple, list[float]] = {}
+    for i in interactions:
+        if i.get("generic") or i.get("latency_ms") is None:
+            continue
+        key = (i["notebook"], i["explorer"], i.get("kind", ""), i.get("label", i["control"]))
+        groups.setdefault(key, []).append(float(i["latency_ms"]))
+    rows = []
+    for (stem, explorer, kind, label), values in groups.items():
+        median, p95 = statistics.median(values), _p95(values)
+        rows.append({"notebook": stem, "explorer": explorer, "kind": kind, "control": label, "n": len(values),
+                     "median_ms": round(median, 1), "p95_ms": round(p95, 1), "max_ms": round(max(values), 1),
+                     "meets_goal": median <= GOAL_MEDIAN_MS and p95 <= GOAL_P95_MS})
+    return rows
+
+
+def latency_markdown(rows: list[dict], machine: dict) -> str:
+    """The table for the README: one line per explorer control."""
+    load = "、".join(str(v) for v in machine.get("load_average_before", ())) or "?"
+    lines = [
+        f"从输入事件（按键、点击）到新输出在页面上画出（图像已加载）的时间，`make test-browser` 测得；"
+        f"{machine.get('cpus')} 个 CPU，开始时负载 {load}。目标：每个控件中位数 ≤ {GOAL_MEDIAN_MS:g} ms，"
+        f"p95 ≤ {GOAL_P95_MS:g} ms。",
+        "",
+        "| 笔记本 | 探索器 | 控件 | 次数 | 中位数 ms | p95 ms | 最大 ms | 达标 |",
+        "|---|---|---|---:|---:|---:|---:|:---:|",
+    ]
+    for r in rows:
+        lines.append(f"| {r['notebook'][:2]} | {r['explorer']} | {r['kind']}：{r['control']} | {r['n']} | "
+                     f"{r['median_ms']:.0f} | {r['p95_ms']:.0f} | {r['max_ms']:.0f} | "
+                     f"{'✓' if r['meets_goal'] else '✗'} |")
+    return "\n".join(lines) + "\n"
 
 
 @dataclass
@@ -126,7 +190,7 @@ def lab(request):
         pytest.skip("the Python package playwright is not installed (it is pinned in binder/requirements.txt)")
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for old in [*ARTIFACTS.glob("*.png"), ARTIFACTS / "report.json"]:
+    for old in [*ARTIFACTS.glob("*.png"), ARTIFACTS / "report.json", ARTIFACTS / "latency.md"]:
         old.unlink(missing_ok=True)
     report = Report()
     base = Path(tempfile.mkdtemp(prefix="lnlib-browser-"))

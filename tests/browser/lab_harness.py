@@ -120,7 +120,7 @@ class LabServer:
 
     # --- start ------------------------------------------------------------------------------------------------
     @classmethod
-    def start(cls, base: Path, notebooks: Path, timeout: float = 120.0) -> LabServer:
+    def start(cls, base: Path, notebooks: Path, timeout: float = 300.0) -> LabServer:
         env = isolated_env(base)
         root = base / "notebooks"
         shutil.copytree(notebooks, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))

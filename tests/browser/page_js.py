@@ -127,7 +127,9 @@ CONTROLS = """([root, selectors]) => {
                 active: kind === 'toggle' ? buttons.findIndex(b => b.classList.contains('mod-active')) :
                         kind === 'dropdown' ? el.querySelector('select').selectedIndex : -1,
                 at_max: kind === 'slider' ? (() => { const h = el.querySelector('.noUi-handle');
-                  return !!h && h.getAttribute('aria-valuenow') === h.getAttribute('aria-valuemax'); })() : false});
+                  return !!h && h.getAttribute('aria-valuenow') === h.getAttribute('aria-valuemax'); })() : false,
+                at_min: kind === 'slider' ? (() => { const h = el.querySelector('.noUi-handle');
+                  return !!h && h.getAttribute('aria-valuenow') === h.getAttribute('aria-valuemin'); })() : false});
     });
   }
   return out;
@@ -158,8 +160,13 @@ ARM = """([root, spec]) => {
     if (spec.changed.includes('images') && !imagesLoaded()) return false;
     return true;
   };
+  // Done = the expected state holds and the frame that shows it has been produced: t1 is taken in the first
+  // animation frame after the state was reached (new images decoded and loaded), i.e. when it gets painted.
   probe.poll = () => {
-    if (probe.t1 === null && probe.inputs.length && probe.check()) probe.t1 = performance.now();
+    if (probe.reached === undefined && probe.inputs.length && probe.check()) {
+      probe.reached = performance.now();
+      requestAnimationFrame(() => { probe.t1 = performance.now(); });
+    }
     return probe.t1 !== null;
   };
   const onInput = (e) => { probe.inputs.push(e.timeStamp); };

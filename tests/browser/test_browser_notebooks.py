@@ -17,6 +17,7 @@ from .explorer_steps import INTERACTIONS, Step
 pytestmark = pytest.mark.browser
 
 QUIET_MS = 250  # the explorer counts as settled after this long without a DOM change and with an idle kernel
+SWEEP = 8  # latency samples per slider / toggle group (issue 16): each one a new value, so no cached frame
 
 
 def test_notebook_runs_clean(notebook):
@@ -55,7 +56,8 @@ def interact(notebook, explorer: str, page, root, cell: int) -> list[str]:
     for step in steps:
         index = resolve(step, controls)
         touched.add((step.control, index))
-        failures += run_step(notebook, explorer, page, handle, step, index, generic=False)
+        failures += run_step(notebook, explorer, page, handle, step, index, generic=False,
+                             label=label_of(controls, step.control, index))
         controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
 
     # every control the rows did not move is moved generically: some output must change
@@ -67,8 +69,11 @@ def interact(notebook, explorer: str, page, root, cell: int) -> list[str]:
         if step is None:
             failures.append(f"{control['kind']} {control['label']!r}: no row in explorer_steps.py moves it")
             continue
-        failures += run_step(notebook, explorer, page, handle, step, control["index"], generic=True)
+        failures += run_step(notebook, explorer, page, handle, step, control["index"], generic=True,
+                             label=control["label"])
         controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
+
+    failures += sweep(notebook, explorer, page, handle)
 
     shoot_element(page, page.locator(f'[data-ln-cell="{cell}"]'),
                   ARTIFACTS / f"{stem}--{explorer.replace('#', '-')}.png")
@@ -77,7 +82,47 @@ def interact(notebook, explorer: str, page, root, cell: int) -> list[str]:
     return failures
 
 
+def sweep(notebook, explorer: str, page, handle) -> list[str]:
+    """Latency samples (issue 16): every slider pressed SWEEP times (ArrowRight, turning back at either end) and
+    every toggle group clicked through its options, each press measured from the key or click to the new output
+    painted. Text boxes are measured by their rows in explorer_steps.py."""
+    failures: list[str] = []
+    shows_images = page.evaluate("(root) => root.querySelectorAll('img').length > 0", handle)
+    changed = ("images",) if shows_images else ("tables",)
+    controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
+    for control in [c for c in controls if c["kind"] in ("slider", "toggle")]:
+        kind, index, direction = control["kind"], control["index"], "ArrowRight"
+        # a toggle group goes round its options a whole number of times and ends where it started, so a group
+        # that another one enables (AxisExplorer's 哪一个 needs 按行 or 按列) is still enabled for its own turn
+        n = len(control["options"])
+        count = n * max(1, SWEEP // n) if kind == "toggle" and n > 1 else SWEEP
+        for _ in range(count):
+            now = next((c for c in page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
+                        if c["kind"] == kind and c["index"] == index), None)
+            if now is None or now["disabled"]:
+                break
+            if kind == "slider":
+                if now["at_max"]:
+                    direction = "ArrowLeft"
+                elif now["at_min"]:
+                    direction = "ArrowRight"
+                step = Step("slider", index, key=direction, changed=changed)
+            else:
+                options = now["options"]
+                if len(options) < 2:
+                    break
+                step = Step("toggle", index, click=options[(now["active"] + 1) % len(options)], changed=("any",))
+            failures += run_step(notebook, explorer, page, handle, step, index, generic=False,
+                                 label=now["label"], sweep=True)
+    return failures
+
+
 # --- helpers ------------------------------------------------------------------------------------------------------
+
+
+def label_of(controls: list[dict], kind: str, index: int) -> str:
+    return next((c["label"] for c in controls if c["kind"] == kind and c["index"] == index), "")
+
 
 def resolve(step: Step, controls: list[dict]) -> int:
     mine = [c for c in controls if c["kind"] == step.control]
@@ -106,11 +151,14 @@ def generic_step(control: dict) -> Step | None:
     return None  # text: only a row knows what to type
 
 
-def run_step(notebook, explorer: str, page, root, step: Step, index: int, generic: bool) -> list[str]:
+def run_step(notebook, explorer: str, page, root, step: Step, index: int, generic: bool, label: str = "",
+             sweep: bool = False) -> list[str]:
     container = root_locator(page, root).locator(js.CONTROL_SELECTORS[step.control]).nth(index)
-    label = f"{'(generic) ' if generic else ''}{step.describe()}"
-    entry = {"notebook": notebook.stem, "explorer": explorer, "control": label, "latency_ms": None,
-             "ok": False, "generic": generic}
+    what = f"{'(generic) ' if generic else ''}{step.describe()}"
+    entry = {"notebook": notebook.stem, "explorer": explorer, "control": what, "latency_ms": None,
+             "ok": False, "generic": generic, "kind": step.control, "label": label.rstrip("：: ") or step.control,
+             "sweep": sweep}
+    label = what
     notebook.lab.report.interactions.append(entry)
     wait_quiet(page, root)
     spec = {"expect": list(step.expect), "expect_re": list(step.expect_re), "absent": list(step.absent),
