@@ -400,7 +400,7 @@ class SequenceModel:
 
     def forward(self, h: np.ndarray) -> tuple[np.ndarray, list[dict]]:
         """The residual stack of lnlib.transformer.stack_forward (Post-LN, Pre-LN + final LN, or no LN)."""
-        form, caches = self.stack.norm, []
+        form, caches = self.stack.form, []
         for sub in self.stack.sublayers:
             if form == "pre":  # x' = x + F(LN(x))
                 u = layer_norm_fwd(h)
@@ -421,7 +421,7 @@ class SequenceModel:
 
     def backward(self, dout: np.ndarray, caches: list[dict]) -> tuple[list[dict], np.ndarray]:
         """Weight gradients of every sub-layer and dL/d(stack input), by hand (the reverse of `forward`)."""
-        form, g = self.stack.norm, dout
+        form, g = self.stack.form, dout
         if form == "pre":
             last = caches.pop()
             g = layer_norm_bwd(g, last["x_last"], last["out"])

@@ -14,7 +14,7 @@ import lnlib
 from lnlib.code_exercises import CODE_EXERCISES, judge_function
 from lnlib.exercises import EXERCISES, judge
 from lnlib.grading import Exercise, grade, normalize_choice
-from tools.course import NOTEBOOKS, SOLUTIONS
+from tools.course import NOTEBOOKS, solution_paths
 
 # ---------------------------------------------------------------- check(): only real numbers (issue 11 item 6)
 
@@ -146,7 +146,7 @@ def test_choice_answers_still_refuse_the_other_option():
 
 def solution_functions() -> dict:
     found = {}
-    for path in sorted(SOLUTIONS.glob("[0-9][0-9]-*.py")):
+    for path in solution_paths():
         found.update(runpy.run_path(str(path)).get("FUNCTIONS", {}))
     return found
 

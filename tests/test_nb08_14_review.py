@@ -13,7 +13,7 @@ from scipy.special import softmax as scipy_softmax
 
 from lnlib import attention_scaling, attention_scaling_plot, axes_diagrams, plots
 from tools import answer_key, course
-from tools.course import NOTEBOOKS, ROOT
+from tools.course import NOTEBOOKS, ROOT, notebook_paths
 
 GUIDE = ROOT / "docs" / "teacher-guide.md"
 
@@ -145,7 +145,7 @@ def test_seed_claims_that_were_refuted_stay_out():
 
 def test_one_home_per_variant():
     homes = {
-        name: [p.stem for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")) if pattern in prose(p.stem)]
+        name: [p.stem for p in notebook_paths() if pattern in prose(p.stem)]
         for name, pattern in (("SwitchableNorm", "Learning-to-Normalize"), ("DeepNorm", r"(8N)^{-1/4}"))
     }
     assert homes == {"SwitchableNorm": ["11-variants"], "DeepNorm": ["09-add-and-norm"]}
@@ -216,7 +216,7 @@ def test_answer_key_lists_every_exercise_with_an_answer():
     block = guide.split(answer_key.START, 1)[1].split(answer_key.END, 1)[0]
     assert answer_key.MISSING not in block
     call = re.compile(r"""lnlib\.check(?:_function)?\(\s*["']([0-9]{2}\.\w+)["']""")
-    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")):
+    for path in notebook_paths():
         for cell in nbformat.read(path, as_version=4).cells:
             for name in call.findall(cell.source) if cell.cell_type == "code" else ():
                 if name[:2] == path.stem[:2]:

@@ -257,7 +257,7 @@ def torch_sequence_loss(torch, model, tokens, targets, params):
         return (att @ v) @ params[f"{i}.wo"]
 
     h = F.embedding(torch.tensor(tokens), params["tok"]) + params["pos"]
-    form = model.stack.norm
+    form = model.stack.form
     for i in range(len(model.stack.sublayers)):
         if form == "pre":
             h = h + sub(i, ln(h))
