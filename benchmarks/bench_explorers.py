@@ -21,12 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from lnlib import groups, invariance, numerics, pitfalls, plots, tables, widgets  # noqa: E402
-from lnlib.stages import layer_norm_steps  # noqa: E402
-from lnlib.transformer import attention_at_scale, entropy  # noqa: E402
+from lnlib import groups, invariance, numerics, pitfalls, plots, tables, widgets
+from lnlib.stages import layer_norm_steps
+from lnlib.transformer import attention_at_scale, entropy
 
 
 def old_vector(e):
@@ -195,7 +192,7 @@ def measure(repeat: int) -> list[dict]:
 
 def import_seconds() -> float:
     code = "import time; t = time.perf_counter(); import lnlib.widgets; print(time.perf_counter() - t)"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = dict(os.environ)  # lnlib is installed in the environment (make)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     return float(out.stdout.strip())
 

@@ -49,7 +49,7 @@ def pdf_pages(data: bytes) -> int:
 
 def lessons(site: Path) -> list[tuple[course.Lesson, Path]]:
     """The site's pages in course order (the same order and names build_site writes)."""
-    found = [(lesson, site / build_site.page_name(lesson.stem)) for lesson, _ in build_site.present_lessons()]
+    found = [(lesson, site / build_site.page_name(lesson.stem)) for lesson, _ in course.planned_notebooks()]
     missing = [str(page) for _, page in found if not page.is_file()]
     if missing:
         raise SystemExit(f"the site is missing pages ({', '.join(missing)}): run `make site` first")
