@@ -50,10 +50,20 @@ def exact_xhat(row, eps: float) -> np.ndarray:
 
 
 ROWS_NEAR_LIMITS = {
-    np.float32: [[1e30, 2e30, 3e30, 4e30], [5e37, 1e38, 1.5e38, 2e38], [1e-30, 2e-30, 3e-30, 4e-30],
-                 [-3.4e38, -1.7e38, 1.7e38, 3.4e38], [1e-45, 3e-45, 4e-45, 6e-45]],  # last: float32 subnormals
-    np.float64: [[1e300, 2e300, 3e300, 4e300], [4e307, 8e307, 1.2e308, 1.6e308], [1e-300, 2e-300, 3e-300, 4e-300],
-                 [-1.7e308, -0.85e308, 0.85e308, 1.7e308], [5e-324, 1e-323, 1.5e-323, 2e-323]],
+    np.float32: [
+        [1e30, 2e30, 3e30, 4e30],
+        [5e37, 1e38, 1.5e38, 2e38],
+        [1e-30, 2e-30, 3e-30, 4e-30],
+        [-3.4e38, -1.7e38, 1.7e38, 3.4e38],
+        [1e-45, 3e-45, 4e-45, 6e-45],
+    ],  # last: float32 subnormals
+    np.float64: [
+        [1e300, 2e300, 3e300, 4e300],
+        [4e307, 8e307, 1.2e308, 1.6e308],
+        [1e-300, 2e-300, 3e-300, 4e-300],
+        [-1.7e308, -0.85e308, 0.85e308, 1.7e308],
+        [5e-324, 1e-323, 1.5e-323, 2e-323],
+    ],
 }
 CASES = [(dt, row) for dt, rows in ROWS_NEAR_LIMITS.items() for row in rows]
 IDS = [f"{dt.__name__}-{row[0]:g}" for dt, row in CASES]
@@ -162,8 +172,15 @@ def test_large_offset_float64_matches_an_exact_reference():
 
 
 def test_float16_is_computed_at_higher_precision_and_returned_as_float16():
-    x = np.array([[60000, -60000, 30000, 0], [1000, 1000.5, 1001, 1001.5], [0.001, 0.002, 0.003, 0.004],
-                  [65504, 65504, 65504, 65472]], dtype=np.float16)
+    x = np.array(
+        [
+            [60000, -60000, 30000, 0],
+            [1000, 1000.5, 1001, 1001.5],
+            [0.001, 0.002, 0.003, 0.004],
+            [65504, 65504, 65504, 65472],
+        ],
+        dtype=np.float16,
+    )
     for f in (lnlib.layer_norm, lnlib.normalize, lnlib.rms_norm, lambda a: lnlib.layer_norm_steps(a).output):
         y = f(x)
         assert y.dtype == np.float16

@@ -31,10 +31,22 @@ def free_port() -> int:
 def test_make_lab_serves_the_first_notebook_headless(tmp_path: Path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
-    env |= {"HOME": str(tmp_path), "JUPYTER_PORT": str(port), "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-            "JUPYTER_DATA_DIR": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
-    proc = subprocess.Popen(["make", "--no-print-directory", "lab"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    env |= {
+        "HOME": str(tmp_path),
+        "JUPYTER_PORT": str(port),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+    }
+    proc = subprocess.Popen(
+        ["make", "--no-print-directory", "lab"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     seen = []
     try:
         deadline = time.monotonic() + 90

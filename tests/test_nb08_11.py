@@ -18,16 +18,27 @@ def test_attention_at_scale_against_a_direct_computation():
 
 
 def test_batchnorm_columns_of_ba_table1():
-    paper = {"weight_matrix_rescale": True, "weight_matrix_recenter": False, "weight_vector_rescale": True,
-             "dataset_rescale": True, "dataset_recenter": True, "single_case_rescale": False}  # Ba et al. 2016
+    paper = {
+        "weight_matrix_rescale": True,
+        "weight_matrix_recenter": False,
+        "weight_vector_rescale": True,
+        "dataset_rescale": True,
+        "dataset_recenter": True,
+        "single_case_rescale": False,
+    }  # Ba et al. 2016
     got = {v.transform.key: v.invariant for v in invariance.verdicts("batch")}
     assert got == paper
     html = tables.invariance_table(invariance.table1(["layer", "batch"])).to_html()
     assert "批归一化（BatchNorm）：不变？" in html
 
 
-@pytest.mark.parametrize("make", [lambda: plots.ln_vs_bn(*invariance.row_and_column_norms(lnlib.TOKEN_MATRIX)),
-                                  plots.norm_axes_diagram,
-                                  plots.add_norm_diagram])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: plots.ln_vs_bn(*invariance.row_and_column_norms(lnlib.TOKEN_MATRIX)),
+        plots.norm_axes_diagram,
+        plots.add_norm_diagram,
+    ],
+)
 def test_figures_render(make):
     assert plots.to_png(make())[:4] == b"\x89PNG"

@@ -12,8 +12,11 @@ import lnlib
 @pytest.mark.parametrize("axis", [0, 1, -1, (0, 1), (1, 2), (0, 2), (0, 1, 2)])
 def test_standardize_matches_scipy_over_any_axes(axis):
     x = np.random.default_rng(3).normal(2, 5, size=(3, 4, 5))
-    ref = stats.zscore(x, axis=None if axis == (0, 1, 2) else axis, ddof=0) if isinstance(axis, int) or \
-        axis == (0, 1, 2) else None
+    ref = (
+        stats.zscore(x, axis=None if axis == (0, 1, 2) else axis, ddof=0)
+        if isinstance(axis, int) or axis == (0, 1, 2)
+        else None
+    )
     if ref is None:  # scipy takes one axis: move the normalized axes to the end and flatten them
         axes = tuple(a % 3 for a in axis)
         rest = [a for a in range(3) if a not in axes]

@@ -128,5 +128,3 @@ def test_variance_table_numbers():
     assert "NaN" in tables.variance_table(numerics.variance_methods(1e6, "float32")).to_html()
     with pytest.raises(ValueError, match="dtype"):
         numerics.variance_methods(1.0, "int8")
-
-

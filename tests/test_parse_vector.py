@@ -41,15 +41,71 @@ GOOD = [
 ]
 
 BAD = [
-    "", "   ", ",", ";", "[]", "()",
-    "a", "1, a", "x = 1", "一, 二", "1, 2, three",
-    "nan", "1, NaN", "inf", "-inf", "1, Infinity",
-    "1e400", "-1e400", "1, 2e999",
-    "1,,2", "1, ,2", "1 ,, 2", ",1,2", "1,2,,", "1;;2",
-    "[1, 2", "1, 2]", "[1, 2)", "((1, 2))", "[[1, 2]]", "{1, 2",
-    "__import__('os')", "__import__('os').system('ls')", "1+1", "[1]*3", "2*3", "1/2", "2**8", "1-1",
-    "lambda: 1", "os.system('ls')", "eval('1')", "exec('x=1')", "True", "None", "0x10", "0b101", "1_000", "1j",
-    "1..2", "1.2.3", "--1", "+", "-", ".", "e5", "1e", "1 e 5", "2²", "½", "٣", "𝟏, 𝟐", "'1'", "1#2", "1:2",
+    "",
+    "   ",
+    ",",
+    ";",
+    "[]",
+    "()",
+    "a",
+    "1, a",
+    "x = 1",
+    "一, 二",
+    "1, 2, three",
+    "nan",
+    "1, NaN",
+    "inf",
+    "-inf",
+    "1, Infinity",
+    "1e400",
+    "-1e400",
+    "1, 2e999",
+    "1,,2",
+    "1, ,2",
+    "1 ,, 2",
+    ",1,2",
+    "1,2,,",
+    "1;;2",
+    "[1, 2",
+    "1, 2]",
+    "[1, 2)",
+    "((1, 2))",
+    "[[1, 2]]",
+    "{1, 2",
+    "__import__('os')",
+    "__import__('os').system('ls')",
+    "1+1",
+    "[1]*3",
+    "2*3",
+    "1/2",
+    "2**8",
+    "1-1",
+    "lambda: 1",
+    "os.system('ls')",
+    "eval('1')",
+    "exec('x=1')",
+    "True",
+    "None",
+    "0x10",
+    "0b101",
+    "1_000",
+    "1j",
+    "1..2",
+    "1.2.3",
+    "--1",
+    "+",
+    "-",
+    ".",
+    "e5",
+    "1e",
+    "1 e 5",
+    "2²",
+    "½",
+    "٣",
+    "𝟏, 𝟐",
+    "'1'",
+    "1#2",
+    "1:2",
     " ".join(["1"] * (widgets.MAX_VALUES + 1)),
 ]
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -86,7 +142,8 @@ def test_never_evaluates_text():
         if isinstance(node, ast.Call):
             func = node.func
             bad = (isinstance(func, ast.Name) and func.id in builtins) or (
-                isinstance(func, ast.Attribute) and func.attr in methods)
+                isinstance(func, ast.Attribute) and func.attr in methods
+            )
             assert not bad, f"widgets.py line {node.lineno} calls {ast.unparse(func)}"
         if isinstance(node, ast.Import | ast.ImportFrom):
             modules = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
@@ -128,8 +185,11 @@ def _state(explorer):
 
 
 EXPLORERS = sorted(
-    (cls for cls in set(_all_subclasses(widgets.Explorer))
-     if cls.__module__ == widgets.__name__ and "__init__" in cls.__dict__),  # concrete explorers only
+    (
+        cls
+        for cls in set(_all_subclasses(widgets.Explorer))
+        if cls.__module__ == widgets.__name__ and "__init__" in cls.__dict__
+    ),  # concrete explorers only
     key=lambda c: c.__name__,
 )
 
@@ -141,8 +201,10 @@ def _text_explorers():
             sig = inspect.signature(cls)
         except (TypeError, ValueError):
             continue
-        if all(p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-               for p in sig.parameters.values()):
+        if all(
+            p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            for p in sig.parameters.values()
+        ):
             typed = issubclass(cls, widgets.TypedVectorExplorer)
             if typed or re.search(r"(?<![A-Za-z_])Text\(", inspect.getsource(cls)):  # Text(, not Textarea(
                 out.append(cls)
@@ -151,8 +213,17 @@ def _text_explorers():
 
 TEXT_EXPLORERS = _text_explorers()
 WIDGET_BAD = ["", "1, a", "nan", "1e400", "1,,2", "[1, 2", "__import__('os')", "1+1", "[1]*3", ",", "２²", "1;;2"]
-WIDGET_GOOD = ["1, 2, 3", "1e30, -1e30, 0", "1e-30, 2e-30, 4e-30", "5e-324, 0, 1e-323", "3, 3, 3, 3", "7",
-               "２，４，６，８", "1e6, 1e6, 1000001", ", ".join(str(i) for i in range(widgets.MAX_VALUES))]
+WIDGET_GOOD = [
+    "1, 2, 3",
+    "1e30, -1e30, 0",
+    "1e-30, 2e-30, 4e-30",
+    "5e-324, 0, 1e-323",
+    "3, 3, 3, 3",
+    "7",
+    "２，４，６，８",
+    "1e6, 1e6, 1000001",
+    ", ".join(str(i) for i in range(widgets.MAX_VALUES)),
+]
 NEAR_FLOAT64_MAX = "1e308, -1e308, 0"  # parse_vector accepts it; the plots' axis arithmetic overflows (see below)
 
 
@@ -218,5 +289,6 @@ def test_text_near_the_float64_limit_gets_a_message_not_a_warning(cls):
         _text_boxes(explorer)[0].value = NEAR_FLOAT64_MAX
         assert "数字太大" in explorer.message.value
         others = [w for w in _views(explorer) if w is not explorer.message]
-        assert [w.value for w in others] == [v for w, v in zip(_views(explorer), before, strict=True)
-                                             if w is not explorer.message]  # last valid table and plot kept
+        assert [w.value for w in others] == [
+            v for w, v in zip(_views(explorer), before, strict=True) if w is not explorer.message
+        ]  # last valid table and plot kept

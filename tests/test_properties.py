@@ -220,14 +220,24 @@ def test_p4_layer_norm_equals_layer_norm_steps(x, eps, affine, data):
     e = elem_err(y.dtype, d, 8 * math.sqrt(d) + 8)
     np.testing.assert_allclose(steps.output.astype(np.float64), y.astype(np.float64), rtol=0, atol=2 * e)
     # each stage function returns the corresponding intermediate (same dtype, same values)
-    for name, func in [("mean", lnlib.mean), ("centered", lnlib.center), ("variance", lnlib.variance),
-                       ("std", lnlib.std)]:
+    for name, func in [
+        ("mean", lnlib.mean),
+        ("centered", lnlib.center),
+        ("variance", lnlib.variance),
+        ("std", lnlib.std),
+    ]:
         got, want = func(x), getattr(steps, name)
         assert got.dtype == want.dtype and got.shape == want.shape, name
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=4 * np.finfo(got.dtype).eps,
-                                   atol=float(np.finfo(got.dtype).smallest_subnormal), err_msg=name)
-    np.testing.assert_allclose(lnlib.normalize(x, eps=eps).astype(np.float64),
-                               steps.normalized.astype(np.float64), rtol=0, atol=2 * e)
+        np.testing.assert_allclose(
+            got.astype(np.float64),
+            want.astype(np.float64),
+            rtol=4 * np.finfo(got.dtype).eps,
+            atol=float(np.finfo(got.dtype).smallest_subnormal),
+            err_msg=name,
+        )
+    np.testing.assert_allclose(
+        lnlib.normalize(x, eps=eps).astype(np.float64), steps.normalized.astype(np.float64), rtol=0, atol=2 * e
+    )
     np.testing.assert_array_equal(steps.x, x)
 
 
@@ -293,8 +303,12 @@ def test_p6_backward_matches_central_differences(xa, eps, data):
 
 def _whole_api(x, eps, axis):
     """Call every public numeric function on x; return the outputs that must be finite when ε > 0."""
-    outs = [lnlib.layer_norm(x, eps=eps, axis=axis), lnlib.standardize(x, axis, eps=eps),
-            lnlib.rms_norm(x, eps=eps, axis=axis), lnlib.normalize(x, eps=eps)]
+    outs = [
+        lnlib.layer_norm(x, eps=eps, axis=axis),
+        lnlib.standardize(x, axis, eps=eps),
+        lnlib.rms_norm(x, eps=eps, axis=axis),
+        lnlib.normalize(x, eps=eps),
+    ]
     steps = lnlib.layer_norm_steps(x, eps=eps)
     outs += [steps.normalized, steps.output]
     # statistics can honestly overflow the dtype (the variance of ±3e38 in float32): called, not checked
@@ -347,8 +361,13 @@ def test_p9_inputs_are_never_mutated(x, eps, data):
         lambda: lnlib.layer_norm_steps(x, gamma, beta, eps=eps),
         lambda: lnlib.standardize(x, -1, eps=eps),
         lambda: lnlib.rms_norm(x, gamma, eps=eps),
-        lambda: lnlib.mean(x), lambda: lnlib.center(x), lambda: lnlib.variance(x), lambda: lnlib.std(x),
-        lambda: lnlib.normalize(x, eps=eps), lambda: lnlib.affine(x, gamma, beta), lambda: lnlib.affine(x),
+        lambda: lnlib.mean(x),
+        lambda: lnlib.center(x),
+        lambda: lnlib.variance(x),
+        lambda: lnlib.std(x),
+        lambda: lnlib.normalize(x, eps=eps),
+        lambda: lnlib.affine(x, gamma, beta),
+        lambda: lnlib.affine(x),
         lambda: lnlib.layer_norm_backward(dy, x, gamma, eps=eps),
     ]
     if x.shape[0] >= 2:
@@ -394,8 +413,13 @@ def test_p10_rms_norm_mean_square(family, data, eps):
 # --- P11: big inputs (the compiled fast path of layer_norm) give the reference numbers ---------------------------
 
 
-@given(arrays(dtypes=[np.float32, np.float64], min_dims=2, max_dims=2, max_side=8), st.sampled_from(EPS_VALUES),
-       st.booleans(), st.integers(1, 3), st.data())
+@given(
+    arrays(dtypes=[np.float32, np.float64], min_dims=2, max_dims=2, max_side=8),
+    st.sampled_from(EPS_VALUES),
+    st.booleans(),
+    st.integers(1, 3),
+    st.data(),
+)
 def test_p11_big_inputs_match_the_reference_path(x, eps, affine, lead, data):
     """Tile a drawn block to ≥ 4096 values (the size where layer_norm switches to its fast path) and compare
     with layer_norm_steps, which always takes the reference path; also over the last two axes."""
@@ -419,8 +443,12 @@ def test_p11_big_inputs_match_the_reference_path(x, eps, affine, lead, data):
 # --- P12: a slice depends on that slice alone, bit for bit ---------------------------------------------------------
 
 
-@given(arrays(dtypes=[np.float16, np.float32, np.float64], min_dims=2, max_dims=2, max_side=8),
-       st.sampled_from(EPS_VALUES), st.sampled_from([None, np.float16, np.float32, np.float64]), st.data())
+@given(
+    arrays(dtypes=[np.float16, np.float32, np.float64], min_dims=2, max_dims=2, max_side=8),
+    st.sampled_from(EPS_VALUES),
+    st.sampled_from([None, np.float16, np.float32, np.float64]),
+    st.data(),
+)
 def test_p12_a_slice_depends_on_itself_alone(x, eps, pdtype, data):
     """Any batch size (across the compiled loop's size threshold), row order and memory layout: identical bits."""
     d = x.shape[-1]

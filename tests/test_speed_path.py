@@ -24,6 +24,7 @@ def engine(request, monkeypatch):
         monkeypatch.setattr(_fast, "available", lambda: False)
     return request.param
 
+
 SQ5 = np.sqrt(5.0)
 APPLE_XHAT = np.array([-3, -1, 1, 3]) / SQ5  # x̂ of [2, 4, 6, 8] and of every affine image of it
 
@@ -74,11 +75,21 @@ def extreme_rows(dtype):
     """Rows with a known x̂ (an affine image of [2, 4, 6, 8] or of its reverse), tiled to 768 values per row."""
     apple = np.array([2.0, 4.0, 6.0, 8.0])
     if dtype == np.float32:  # near the largest float32, tiny normal, offset, negative, subnormal (exact values)
-        rows = [[5e37, 1e38, 1.5e38, 2e38], [2e-30, 4e-30, 6e-30, 8e-30], [1e4, 1e4 + 1, 1e4 + 2, 1e4 + 3],
-                [-2e38, -1.5e38, -1e38, -5e37], np.ldexp(apple, -140)]
+        rows = [
+            [5e37, 1e38, 1.5e38, 2e38],
+            [2e-30, 4e-30, 6e-30, 8e-30],
+            [1e4, 1e4 + 1, 1e4 + 2, 1e4 + 3],
+            [-2e38, -1.5e38, -1e38, -5e37],
+            np.ldexp(apple, -140),
+        ]
     else:
-        rows = [[4e307, 8e307, 1.2e308, 1.6e308], [2e-300, 4e-300, 6e-300, 8e-300],
-                [1e15, 1e15 + 1, 1e15 + 2, 1e15 + 3], np.ldexp(apple, -1070), [-8e307, -6e307, -4e307, -2e307]]
+        rows = [
+            [4e307, 8e307, 1.2e308, 1.6e308],
+            [2e-300, 4e-300, 6e-300, 8e-300],
+            [1e15, 1e15 + 1, 1e15 + 2, 1e15 + 3],
+            np.ldexp(apple, -1070),
+            [-8e307, -6e307, -4e307, -2e307],
+        ]
     return np.array([np.tile(r, 192) for r in rows], dtype=dtype)
 
 

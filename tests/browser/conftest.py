@@ -93,14 +93,12 @@ class Report:
             "latency_goal": {"median_ms": GOAL_MEDIAN_MS, "p95_ms": GOAL_P95_MS},
             "latency": summary,
             "latency_goal_met": bool(summary) and all(r["meets_goal"] for r in summary),
-            "machine": {"cpus": os.cpu_count(), "load_average_before": self.load_before,
-                        "load_average_after": _load()},
+            "machine": {"cpus": os.cpu_count(), "load_average_before": self.load_before, "load_average_after": _load()},
             "total_s": round(time.monotonic() - self.started, 1),
             **extra,
         }
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n",
-                                               encoding="utf-8")
+        (ARTIFACTS / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         (ARTIFACTS / "latency.md").write_text(latency_markdown(summary, data["machine"]), encoding="utf-8")
 
 
@@ -134,9 +132,19 @@ def latency_summary(interactions: list[dict]) -> list[dict]:
     rows = []
     for (stem, explorer, kind, label), values in groups.items():
         median, p95 = statistics.median(values), _p95(values)
-        rows.append({"notebook": stem, "explorer": explorer, "kind": kind, "control": label, "n": len(values),
-                     "median_ms": round(median, 1), "p95_ms": round(p95, 1), "max_ms": round(max(values), 1),
-                     "meets_goal": median <= GOAL_MEDIAN_MS and p95 <= GOAL_P95_MS})
+        rows.append(
+            {
+                "notebook": stem,
+                "explorer": explorer,
+                "kind": kind,
+                "control": label,
+                "n": len(values),
+                "median_ms": round(median, 1),
+                "p95_ms": round(p95, 1),
+                "max_ms": round(max(values), 1),
+                "meets_goal": median <= GOAL_MEDIAN_MS and p95 <= GOAL_P95_MS,
+            }
+        )
     return rows
 
 
@@ -152,9 +160,11 @@ def latency_markdown(rows: list[dict], machine: dict) -> str:
         "|---|---|---|---:|---:|---:|---:|:---:|",
     ]
     for r in rows:
-        lines.append(f"| {r['notebook'][:2]} | {r['explorer']} | {r['kind']}：{r['control']} | {r['n']} | "
-                     f"{r['median_ms']:.0f} | {r['p95_ms']:.0f} | {r['max_ms']:.0f} | "
-                     f"{'✓' if r['meets_goal'] else '✗'} |")
+        lines.append(
+            f"| {r['notebook'][:2]} | {r['explorer']} | {r['kind']}：{r['control']} | {r['n']} | "
+            f"{r['median_ms']:.0f} | {r['p95_ms']:.0f} | {r['max_ms']:.0f} | "
+            f"{'✓' if r['meets_goal'] else '✗'} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -133,12 +133,17 @@ class LabServer:
         # "Matplotlib is building the font cache" to stderr.
         warm = subprocess.Popen(
             [sys.executable, "-c", "import lnlib.plots as p; p.use_cjk_font()"],
-            env=env, cwd=base, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=base,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         token = secrets.token_hex(24)
         log_path = base / "jupyterlab.log"
         cmd = [
-            sys.executable, "-m", "jupyterlab",
+            sys.executable,
+            "-m",
+            "jupyterlab",
             "--no-browser",
             "--ServerApp.ip=127.0.0.1",
             "--ServerApp.port=0",
@@ -153,8 +158,9 @@ class LabServer:
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
             cmd.append("--allow-root")
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen(cmd, env=env, cwd=base, stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                cmd, env=env, cwd=base, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
         server = cls(base=base, root=root, env=env, proc=proc, log_path=log_path)
         server.known[proc.pid] = psutil.Process(proc.pid)
         try:

@@ -56,8 +56,9 @@ def interact(notebook, explorer: str, page, root, cell: int) -> list[str]:
     for step in steps:
         index = resolve(step, controls)
         touched.add((step.control, index))
-        failures += run_step(notebook, explorer, page, handle, step, index, generic=False,
-                             label=label_of(controls, step.control, index))
+        failures += run_step(
+            notebook, explorer, page, handle, step, index, generic=False, label=label_of(controls, step.control, index)
+        )
         controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
 
     # every control the rows did not move is moved generically: some output must change
@@ -69,14 +70,16 @@ def interact(notebook, explorer: str, page, root, cell: int) -> list[str]:
         if step is None:
             failures.append(f"{control['kind']} {control['label']!r}: no row in explorer_steps.py moves it")
             continue
-        failures += run_step(notebook, explorer, page, handle, step, control["index"], generic=True,
-                             label=control["label"])
+        failures += run_step(
+            notebook, explorer, page, handle, step, control["index"], generic=True, label=control["label"]
+        )
         controls = page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
 
     failures += sweep(notebook, explorer, page, handle)
 
-    shoot_element(page, page.locator(f'[data-ln-cell="{cell}"]'),
-                  ARTIFACTS / f"{stem}--{explorer.replace('#', '-')}.png")
+    shoot_element(
+        page, page.locator(f'[data-ln-cell="{cell}"]'), ARTIFACTS / f"{stem}--{explorer.replace('#', '-')}.png"
+    )
     problems = page.evaluate(js.PROBLEMS)["problems"]
     failures += [f"after the interactions: {p}" for p in problems if p not in notebook.problems]
     return failures
@@ -97,8 +100,14 @@ def sweep(notebook, explorer: str, page, handle) -> list[str]:
         n = len(control["options"])
         count = n * max(1, SWEEP // n) if kind == "toggle" and n > 1 else SWEEP
         for _ in range(count):
-            now = next((c for c in page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
-                        if c["kind"] == kind and c["index"] == index), None)
+            now = next(
+                (
+                    c
+                    for c in page.evaluate(js.CONTROLS, [handle, js.CONTROL_SELECTORS])
+                    if c["kind"] == kind and c["index"] == index
+                ),
+                None,
+            )
             if now is None or now["disabled"]:
                 break
             if kind == "slider":
@@ -112,8 +121,9 @@ def sweep(notebook, explorer: str, page, handle) -> list[str]:
                 if len(options) < 2:
                     break
                 step = Step("toggle", index, click=options[(now["active"] + 1) % len(options)], changed=("any",))
-            failures += run_step(notebook, explorer, page, handle, step, index, generic=False,
-                                 label=now["label"], sweep=True)
+            failures += run_step(
+                notebook, explorer, page, handle, step, index, generic=False, label=now["label"], sweep=True
+            )
     return failures
 
 
@@ -132,8 +142,9 @@ def resolve(step: Step, controls: list[dict]) -> int:
     for c in mine:
         if step.which in c["label"]:
             return c["index"]
-    raise AssertionError(f"{step.describe()}: no {step.control} labelled {step.which!r} in "
-                         f"{[c['label'] for c in mine]}")
+    raise AssertionError(
+        f"{step.describe()}: no {step.control} labelled {step.which!r} in {[c['label'] for c in mine]}"
+    )
 
 
 def generic_step(control: dict) -> Step | None:
@@ -151,18 +162,32 @@ def generic_step(control: dict) -> Step | None:
     return None  # text: only a row knows what to type
 
 
-def run_step(notebook, explorer: str, page, root, step: Step, index: int, generic: bool, label: str = "",
-             sweep: bool = False) -> list[str]:
+def run_step(
+    notebook, explorer: str, page, root, step: Step, index: int, generic: bool, label: str = "", sweep: bool = False
+) -> list[str]:
     container = root_locator(page, root).locator(js.CONTROL_SELECTORS[step.control]).nth(index)
     what = f"{'(generic) ' if generic else ''}{step.describe()}"
-    entry = {"notebook": notebook.stem, "explorer": explorer, "control": what, "latency_ms": None,
-             "ok": False, "generic": generic, "kind": step.control, "label": label.rstrip("：: ") or step.control,
-             "sweep": sweep}
+    entry = {
+        "notebook": notebook.stem,
+        "explorer": explorer,
+        "control": what,
+        "latency_ms": None,
+        "ok": False,
+        "generic": generic,
+        "kind": step.control,
+        "label": label.rstrip("：: ") or step.control,
+        "sweep": sweep,
+    }
     label = what
     notebook.lab.report.interactions.append(entry)
     wait_quiet(page, root)
-    spec = {"expect": list(step.expect), "expect_re": list(step.expect_re), "absent": list(step.absent),
-            "changed": list(step.changed), "unchanged": list(step.unchanged)}
+    spec = {
+        "expect": list(step.expect),
+        "expect_re": list(step.expect_re),
+        "absent": list(step.absent),
+        "changed": list(step.changed),
+        "unchanged": list(step.unchanged),
+    }
     if page.evaluate(js.ARM, [root, spec]):
         page.evaluate(js.PROBE_FAIL_STATE, [root])
         return [f"{label}: the expected state already holds before the step (the step proves nothing)"]
@@ -175,8 +200,10 @@ def run_step(notebook, explorer: str, page, root, step: Step, index: int, generi
             raise AssertionError("the expected state did not last")
     except Exception as err:  # noqa: BLE001 - reported with what the explorer shows
         shown = page.evaluate(js.PROBE_FAIL_STATE, [root])
-        return [f"{label}: {type(err).__name__}: {str(err).splitlines()[0][:200]} after "
-                f"{time.monotonic() - t0:.1f} s; the explorer shows:\n{shown}"]
+        return [
+            f"{label}: {type(err).__name__}: {str(err).splitlines()[0][:200]} after "
+            f"{time.monotonic() - t0:.1f} s; the explorer shows:\n{shown}"
+        ]
     result = page.evaluate(js.PROBE_RESULT)
     entry["latency_ms"] = None if result["latency_ms"] is None else round(result["latency_ms"], 1)
     entry["ok"] = True
