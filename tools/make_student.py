@@ -38,7 +38,7 @@ README = """# 学生版笔记本
 
 这些笔记本和课程正文相同，只是练习单元格都重置为 `answer = None  # 在这里填写`，不含参考答案。
 把 `answer = None` 改成你的答案再运行，`lnlib.check` 会告诉你对不对。运行前需要安装课程的 `lnlib` 包
-（在课程仓库根目录运行 `make lab`，或 `pip install -r binder/requirements.txt`）。
+（在课程仓库根目录运行 `make lab`，或 `pip install -r binder/requirements.txt` 再 `pip install .`）。
 """
 
 
