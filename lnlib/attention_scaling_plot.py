@@ -22,8 +22,8 @@ def scaling_figure(study: ScalingStudy) -> Figure:
     d = study.dims
     alt = (
         f"两幅折线图，横轴是对数刻度的维度 d = {vector_text(d)}。左图是点积的方差（对数刻度）："
-        f"q·k 的方差 {_sig(study.var_raw)}，随 d 增长，贴着点线「方差 = d」；"
-        f"除以 √d 之后 q·k/√d 的方差 {_sig(study.var_scaled)}，一直在 1 附近。"
+        f"q·k 的方差 {_sig(study.var_raw)}，除以 √d 之后 q·k/√d 的方差 {_sig(study.var_scaled)}；"
+        "点线是「方差 = d」。"
         f"右图是每个 query 对 {study.n_keys} 个 key 的 softmax 注意力熵的平均值："
         f"不除以 √d 时 {_sig(study.entropy_raw)}，除以 √d 时 {_sig(study.entropy_scaled)}；"
         f"点线是均匀分布的熵 ln {study.n_keys} = {study.uniform_entropy:.3g}。"
