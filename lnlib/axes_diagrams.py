@@ -6,9 +6,17 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .plots import use_cjk_font
+from .plots import GUIDE, HIGHLIGHT, INK, PALE, _new_figure, use_cjk_font
 
-CHOSEN, OTHER, FRAME = "#f59e0b", "#e2e8f0", "#334155"
+CHOSEN, OTHER, FRAME = HIGHLIGHT, PALE, GUIDE  # Okabe–Ito orange for the numbers that share one μ, σ
+_COUNTS = {  # how many squares of one panel are orange, for the alt text
+    "BatchNorm": lambda b, c, p, size: b * p,
+    "LayerNorm（Transformer": lambda b, c, p, size: c,
+    "LayerNorm（CNN": lambda b, c, p, size: c * p,
+    "InstanceNorm": lambda b, c, p, size: p,
+    "GroupNorm（只有": lambda b, c, p, size: c * p,
+    "GroupNorm（": lambda b, c, p, size: size * p,
+}
 
 
 def _panels(channels: int, groups: int) -> dict:
@@ -31,11 +39,22 @@ def norm_axes_figure(batch: int = 3, channels: int = 6, positions: int = 4, grou
     if channels % groups or groups < 2:
         raise ValueError(f"groups: expected a divisor ≥ 2 of channels ({channels}), got {groups!r}")
     use_cjk_font()
-    fig = Figure(figsize=(12, 5.8), layout="constrained")
+    panels = _panels(channels, groups)
+    size = channels // groups
+    described = []
+    for title in panels:
+        count = next(f for k, f in _COUNTS.items() if title.startswith(k))(batch, channels, positions, size)
+        name, rule = title.split("\n")
+        described.append(f"{name}：{rule}，{count} 个橙色方格")
+    alt = (
+        f"六幅示意图，每幅画 {batch} 个样本，每个样本一块 {channels} 行（通道）× {positions} 列（位置）的小方格，"
+        f"每个小方格是一个数，橙色方格共用一组 μ、σ（只画出第 1 组）。" + "；".join(described) + "。"
+    )
+    fig = _new_figure((12, 5.8), alt)
     fig.get_layout_engine().set(wspace=0.12, hspace=0.08)
     gap = 1.0
     width = batch * positions + (batch - 1) * gap
-    for ax, (title, chosen) in zip(fig.subplots(2, 3).ravel(), _panels(channels, groups).items(), strict=True):
+    for ax, (title, chosen) in zip(fig.subplots(2, 3).ravel(), panels.items(), strict=True):
         for n in range(batch):
             left = n * (positions + gap)
             for c in range(channels):
@@ -47,7 +66,7 @@ def norm_axes_figure(batch: int = 3, channels: int = 6, positions: int = 4, grou
                     (left - 0.1, -0.1), positions + 0.1, channels + 0.1, fill=False, edgecolor=FRAME, linewidth=0.8
                 )
             )
-            ax.text(left + positions / 2 - 0.05, -0.55, f"样本 {n + 1}", ha="center", va="top", fontsize=8)
+            ax.text(left + positions / 2 - 0.05, -0.55, f"样本 {n + 1}", ha="center", va="top", fontsize=8, color=INK)
         ax.set_xlim(-0.2, width + 0.1)
         ax.set_ylim(-1.6, channels + 0.2)
         ax.set_aspect("equal")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from .plots import COLORS
+from .labels import vector_text
+from .plots import COLORS, GUIDE, INK, _new_figure
 from .stages import normalize
 
 __all__ = ["circle_of_xhat", "sphere_view"]
@@ -26,9 +27,10 @@ def circle_of_xhat(num: int = 200) -> np.ndarray:
 
 
 def sphere_view(inputs=None, *, seed: int = 0) -> Figure:
-    """3-D picture for d = 3: input vectors (grey), their x̂ (orange) on the circle of radius √3 in the plane Σ = 0.
+    """3-D picture for d = 3: input vectors (grey triangles), their x̂ (orange dots) on the circle (black) of radius √3
+    in the plane Σ = 0.
 
-    inputs: an (n, 3) array of rows to normalize (ε = 0); default: 6 random rows with a shared offset of 1.5.
+        inputs: an (n, 3) array of rows to normalize (ε = 0); default: 6 random rows with a shared offset of 1.5.
     """
     if inputs is None:
         rng = np.random.default_rng(seed)
@@ -39,8 +41,14 @@ def sphere_view(inputs=None, *, seed: int = 0) -> Figure:
     if not np.all(np.isfinite(x)) or np.any(np.ptp(x, axis=1) == 0):
         raise ValueError("inputs: expected finite rows that are not constant (a constant row has no x̂ for ε = 0)")
     xhat = normalize(x, eps=0.0)
-
-    fig = Figure(figsize=(7.2, 6.0), layout="constrained")
+    pairs = "；".join(f"{vector_text(row)} → {vector_text(img)}" for row, img in zip(x, xhat, strict=True))
+    alt = (
+        f"三维示意图（d = 3）：{x.shape[0]} 个输入向量（灰色三角）和它们 ε = 0 时的归一化结果 x̂（橙色圆点），"
+        "虚线把每个输入连到它的 x̂。所有 x̂ 都落在一个黑色的圆上，它是与方向 1 = (1, 1, 1) 垂直的平面"
+        " x̂₁ + x̂₂ + x̂₃ = 0（浅蓝色圆盘）和半径 √3 的球面的交线。各输入及其 x̂："
+        f"{pairs}。"
+    )
+    fig = _new_figure((7.2, 6.0), alt)
     ax = fig.add_subplot(projection="3d")
     # the plane x₁ + x₂ + x₃ = 0, as a translucent disk of radius 2.4
     r, t = np.meshgrid(np.linspace(0, 2.4, 8), np.linspace(0, 2 * np.pi, 48))
@@ -50,12 +58,13 @@ def sphere_view(inputs=None, *, seed: int = 0) -> Figure:
     ax.plot_surface(px, py, pz, color="#bfdbfe", alpha=0.25, linewidth=0, shade=False)
     circle = circle_of_xhat()
     circle_label = r"所有 $\hat{x}$ 所在的圆：$\hat{x}_1+\hat{x}_2+\hat{x}_3 = 0$，$\|\hat{x}\| = \sqrt{3}$"
-    ax.plot(*circle.T, color=COLORS["normalized"], linewidth=2.5, label=circle_label)
-    ax.quiver(0, 0, 0, 1.6, 1.6, 1.6, color="#475569", arrow_length_ratio=0.12, linewidth=1.5)
-    ax.text(1.7, 1.7, 1.85, "方向 1 = (1, 1, 1)", color="#334155")
+    # the circle in black, not in the x̂ orange: the dots on it must stay apart from it (tests/test_figure_access.py)
+    ax.plot(*circle.T, color=INK, linewidth=2.0, label=circle_label)
+    ax.quiver(0, 0, 0, 1.6, 1.6, 1.6, color=GUIDE, arrow_length_ratio=0.12, linewidth=1.5)
+    ax.text(1.7, 1.7, 1.85, "方向 1 = (1, 1, 1)", color=INK)
     for row, img in zip(x, xhat, strict=True):
-        ax.plot(*np.stack([row, img]).T, color="#94a3b8", linestyle="--", linewidth=0.9)
-    ax.scatter(*x.T, color="#64748b", s=28, depthshade=False, label="输入 x")
+        ax.plot(*np.stack([row, img]).T, color=GUIDE, linestyle="--", linewidth=0.9, gid="guide")
+    ax.scatter(*x.T, color="#64748b", marker="^", s=34, depthshade=False, label="输入 x")
     xhat_label = r"$\hat{x}$（ε = 0 的归一化结果）"
     ax.scatter(*xhat.T, color=COLORS["normalized"], edgecolor="black", s=40, depthshade=False, label=xhat_label)
     lim = 3.2

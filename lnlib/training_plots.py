@@ -1,6 +1,9 @@
 """Figures of notebook 15 (training with and without normalization): loss curves, gradient norms, per-layer scales,
-learning-rate sweeps. Every function returns a matplotlib `Figure` (no pyplot), with Chinese labels; each series has
-an Okabe–Ito colour (safe for colour-blind readers) AND its own line style and marker, so it reads in grey too.
+learning-rate sweeps. Every function returns a matplotlib `Figure` (no pyplot), with Chinese labels and a Chinese
+alt text built from the data (`lnlib.plots.alt_text`); each series has an Okabe–Ito colour AND its own line style and
+marker, so it reads in grey too. The colours of series that share an axes are drawn from five Okabe–Ito colours
+(black, blue, sky blue, vermillion, yellow) that stay ≥ 20 CIEDE2000 apart under simulated deuteranopia and
+protanopia (tests/test_figure_access.py); orange, green and purple would collide with vermillion or blue.
 """
 
 from __future__ import annotations
@@ -8,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from .plots import use_cjk_font
+from .labels import number, vector_text
+from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, use_cjk_font
 
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442")
+BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
 NAMES = {
     "none": "无归一化",
     "layer": "LayerNorm",
@@ -19,23 +23,29 @@ NAMES = {
     "post": "Post-LN",
     "pre": "Pre-LN",
 }
-STYLES = {  # key: (colour, line style, marker)
-    "none": ("#000000", ":", "x"),
-    "layer": ("#0072B2", "-", "o"),
-    "batch": ("#E69F00", "--", "s"),
-    "rms": ("#009E73", "-.", "^"),
-    "post": ("#D55E00", "--", "s"),
-    "pre": ("#0072B2", "-", "o"),
+STYLES = {  # key: (colour, line style, marker); the MLP's four and the Transformer's two each stay apart
+    "none": (BLACK, ":", "x"),
+    "layer": (BLUE, "-", "o"),
+    "batch": (VERMILLION, "--", "s"),
+    "rms": (SKY, "-.", "^"),
+    "post": (VERMILLION, "--", "s"),
+    "pre": (BLUE, "-", "o"),
 }
-WARMUP_STYLES = {  # the same variant trained with warm-up: a lighter colour, another dash and marker
-    "none": ("#CC79A7", "--", "P"),
-    "layer": ("#56B4E9", "--", "D"),
-    "batch": ("#F0E442", ":", "v"),
-    "rms": ("#56B4E9", ":", "v"),
-    "post": ("#E69F00", ":", "D"),
-    "pre": ("#56B4E9", "-.", "v"),
+WARMUP_STYLES = {  # the same variant trained with warm-up: another colour, dash and marker (apart from STYLES too)
+    "none": (VERMILLION, (0, (5, 1, 1, 1)), "P"),
+    "layer": (SKY, "--", "D"),
+    "batch": (YELLOW, ":", "v"),
+    "rms": (BLACK, (0, (5, 1, 1, 1)), "P"),
+    "post": (BLACK, ":", "D"),
+    "pre": (SKY, "-.", "v"),
 }
-_EXTRA = [(c, ls, m) for c, ls, m in zip(OKABE_ITO, ["-", "--", "-.", ":"] * 2, "oDv^s<>p", strict=True)]
+_EXTRA = [
+    (BLACK, "-", "p"),
+    (VERMILLION, "--", "D"),
+    (SKY, "-.", "v"),
+    (BLUE, ":", "^"),
+    (YELLOW, (0, (5, 1, 1, 1)), "s"),
+]
 
 
 def style(key, i: int = 0) -> dict:
@@ -64,6 +74,21 @@ def _smooth(values: np.ndarray, window: int) -> np.ndarray:
     return (c[idx] - c[lo]) / (idx - lo)
 
 
+def _sig(values) -> str:
+    """Positive scales for alt text: three significant digits, so 0.00012 does not read as 0."""
+    return "[" + ", ".join(f"{v:.3g}" for v in np.asarray(values, dtype=np.float64).reshape(-1)) + "]"
+
+
+def _course(key, values, smooth: int, diverged: bool) -> str:
+    """'LayerNorm 从 1.1 到 0.02（150 步）' for the alt text of a curve, as drawn (smoothed)."""
+    y = _smooth(np.asarray(values, dtype=np.float64), smooth)
+    finite = np.flatnonzero(np.isfinite(y))
+    if not finite.size:
+        return f"{label(key)} 没有有限的值"
+    text = f"{label(key)} 从 {y[finite[0]]:.3g} 到 {y[finite[-1]]:.3g}（{y.size} 步"
+    return text + (f"，第 {finite[-1]} 步后发散）" if diverged else "）")
+
+
 def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
     kw = style(key, i)
     y = _smooth(np.asarray(values, dtype=np.float64), smooth)
@@ -81,7 +106,7 @@ def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
     )
     if diverged and finite.any():
         last = np.flatnonzero(finite)[-1]
-        ax.plot(x[last], y[last], marker="X", markersize=11, color=kw["color"], linestyle="none")
+        ax.plot(x[last], y[last], marker="X", markersize=11, color=kw["color"], linestyle="none", gid="marker")
 
 
 def loss_curves(
@@ -90,7 +115,22 @@ def loss_curves(
     """Training loss against step, one line per run (a running mean over `smooth` steps); a big × ends a run that
     diverged. With grad_norms=True a second panel shows the global gradient norm of every step."""
     use_cjk_font()
-    fig = Figure(figsize=(10 if grad_norms else 6.4, 3.8), layout="constrained")
+    averaged = f"最近 {smooth} 步的平均" if smooth > 1 else ""
+    scale = "，".join(filter(None, [averaged, "对数刻度" if logy else ""]))
+    alt = (
+        f"{title + '：' if title else ''}{'左图是' if grad_norms else ''}折线图，横轴是训练步数，纵轴是训练损失"
+        f"{'（' + scale + '）' if scale else ''}，每条线是一次训练："
+        + "；".join(_course(k, r.losses, smooth, r.diverged) for k, r in runs.items())
+        + "。"
+    )
+    if grad_norms:
+        alt += "右图是全局梯度范数（对数刻度）：" + "；".join(
+            _course(k, r.grad_norms, smooth, r.diverged) for k, r in runs.items()
+        )
+        alt += "。"
+    if any(r.diverged for r in runs.values()):
+        alt += "大 × 标出发散的训练停下的地方。"
+    fig = _new_figure((10 if grad_norms else 6.4, 3.8), alt)
     axes = fig.subplots(1, 2) if grad_norms else [fig.subplots()]
     for i, (key, run) in enumerate(runs.items()):
         _curve(axes[0], key, i, run.losses, smooth=smooth, logy=logy, diverged=run.diverged)
@@ -119,7 +159,16 @@ def layer_scales(before: dict, after: dict, *, title: str = "") -> Figure:
     at initialization (left) and after training (right); one line per normalization. `before`/`after` map a
     variant to a `Snapshot`."""
     use_cjk_font()
-    fig = Figure(figsize=(10, 6.4), layout="constrained")
+    parts = []
+    for snaps, when in ((before, "初始化时"), (after, "训练之后")):
+        acts = "；".join(f"{label(k)} = {_sig(s.activation_std)}" for k, s in snaps.items())
+        grads = "；".join(f"{label(k)} = {_sig(s.gradient_std)}" for k, s in snaps.items())
+        parts.append(f"{when}每层输出的标准差：{acts}。{when}每层收到的梯度的标准差：{grads}。")
+    alt = (
+        f"{title + '：' if title else ''}2 × 2 幅折线图，横轴是第几层（1 = 靠近输入），纵轴是对数刻度的标准差，"
+        f"左列初始化时、右列训练之后，上行是激活、下行是梯度，每条线一种归一化。" + "".join(parts)
+    )
+    fig = _new_figure((10, 6.4), alt)
     axes = fig.subplots(2, 2, sharey="row")
     for col, (snaps, when) in enumerate(((before, "初始化时"), (after, "训练之后"))):
         for i, (key, snap) in enumerate(snaps.items()):
@@ -146,7 +195,23 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
     column per variant. Values are shown on a log-spaced axis so tiny and large scales both read."""
     use_cjk_font()
     keys = list(before)
-    fig = Figure(figsize=(2.6 * len(keys), 4.6), layout="constrained")
+    parts = []
+    for key in keys:
+        for snaps, when in ((before, "初始化时"), (after, "训练后")):
+            medians = []
+            for layer in layers:
+                values = snaps[key].activations[layer - 1].ravel()
+                positive = values[values > 0]
+                medians.append(
+                    f"第 {layer} 层 {np.median(positive):.3g}" if positive.size else f"第 {layer} 层没有 > 0 的值"
+                )
+            parts.append(f"{label(key)}{when}：" + "，".join(medians))
+    alt = (
+        f"{2 * len(keys)} 幅直方图，每列一种归一化，上行初始化时、下行训练后；"
+        "横轴是对数刻度的激活值（只数 > 0 的部分），"
+        f"每幅画出第 {'、'.join(str(x) for x in layers)} 层的分布。各层激活的中位数：" + "；".join(parts) + "。"
+    )
+    fig = _new_figure((2.6 * len(keys), 4.6), alt)
     axes = fig.subplots(2, len(keys), sharex=True, squeeze=False)
     bins = np.logspace(-6, 2, 41)
     for col, key in enumerate(keys):
@@ -178,9 +243,20 @@ def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, titl
     """The loss reached at the end of training against the learning rate, one line per variant; a × on the top
     edge (one row per variant) marks a learning rate at which that variant diverged (its value is NaN)."""
     use_cjk_font()
-    fig = Figure(figsize=(6.4, 3.8), layout="constrained")
-    ax = fig.subplots()
     lrs = np.asarray(lrs, dtype=np.float64)
+    lines = []
+    for key, values in final_losses.items():
+        values = np.asarray(values, dtype=np.float64)
+        text = f"{label(key)} = [{', '.join('发散' if not np.isfinite(v) else f'{v:.3g}' for v in values)}]"
+        lines.append(text)
+    alt = (
+        f"{title + '：' if title else ''}折线图，横轴是对数刻度的学习率 {_sig(lrs)}，纵轴是对数刻度的训练结束时的损失"
+        f"（最后 20 步的平均），发散的学习率画成顶上的 ×：" + "；".join(lines) + "。"
+    )
+    if first_loss is not None:
+        alt += f"点线是初始损失的一半 {first_loss / 2:.3g}。"
+    fig = _new_figure((6.4, 3.8), alt)
+    ax = fig.subplots()
     top = max(float(np.nanmax(v)) for v in final_losses.values() if np.isfinite(v).any()) * 3
     for i, (key, values) in enumerate(final_losses.items()):
         values = np.asarray(values, dtype=np.float64)
@@ -188,10 +264,18 @@ def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, titl
         ok = np.isfinite(values)
         ax.plot(lrs[ok], values[ok], label=label(key), markersize=6, **kw)
         row = top * 1.5**i  # one row of × per variant, so markers at the same learning rate do not hide each other
-        ax.plot(lrs[~ok], np.full((~ok).sum(), row), marker="X", markersize=10, linestyle="none", color=kw["color"])
+        ax.plot(
+            lrs[~ok],
+            np.full((~ok).sum(), row),
+            marker="X",
+            markersize=10,
+            linestyle="none",
+            color=kw["color"],
+            gid="marker",
+        )
     if first_loss is not None:
-        ax.axhline(first_loss / 2, color="#888888", linewidth=1, linestyle=(0, (1, 3)))
-        ax.text(lrs[0], first_loss / 2, " 初始损失的一半", va="bottom", fontsize=8, color="#555555")
+        ax.axhline(first_loss / 2, color=GUIDE, linewidth=1, linestyle=(0, (1, 3)), gid="guide")
+        ax.text(lrs[0], first_loss / 2, " 初始损失的一半", va="bottom", fontsize=8, color=MUTED_INK)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("学习率（对数刻度）")
@@ -207,12 +291,18 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
     """Held-out accuracy against a batch size (of training or of evaluation), one line per setting: keyed by a
     variant ("layer", "batch") or by any other label (e.g. "BatchNorm，用这一批自己的统计量")."""
     use_cjk_font()
-    fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+    lines = "；".join(f"{label(k)} = {vector_text(v)}" for k, v in accuracy.items())
+    alt = (
+        f"{title + '：' if title else ''}折线图，横轴是{xlabel}"
+        f"（对数刻度，取 {', '.join(str(b) for b in batch_sizes)}），"
+        f"纵轴是测试集准确率：{lines}。点线是瞎猜的准确率 1/3 = {number(1 / 3)}。"
+    )
+    fig = _new_figure((6.4, 3.8), alt)
     ax = fig.subplots()
     for i, (key, values) in enumerate(accuracy.items()):
         ax.plot(batch_sizes, values, label=label(key), markersize=6, **style(key, i))
-    ax.axhline(1 / 3, color="#888888", linewidth=1, linestyle=(0, (1, 3)))
-    ax.text(batch_sizes[-1], 1 / 3, "瞎猜 1/3 ", ha="right", va="bottom", fontsize=8, color="#555555")
+    ax.axhline(1 / 3, color=GUIDE, linewidth=1, linestyle=(0, (1, 3)), gid="guide")
+    ax.text(batch_sizes[-1], 1 / 3, "瞎猜 1/3 ", ha="right", va="bottom", fontsize=8, color=MUTED_INK)
     ax.set_xscale("log", base=2)
     ax.set_xticks(batch_sizes, [str(b) for b in batch_sizes])
     ax.set_ylim(0, 1.05)
@@ -231,7 +321,7 @@ def select(grid: dict, variants, lr: float, warmup: int) -> dict:
     return {(v, warmup): grid[(v, lr, warmup)] for v in variants if (v, lr, warmup) in grid}
 
 
-def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str = ""):
+def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str = "") -> Figure:
     """The explorer's picture for one choice (also the notebook's static cell)."""
     runs = select(grid, variants, lr, warmup)
     return loss_curves(runs, grad_norms=True, title=title or f"学习率 {lr:g}，warm-up {warmup} 步")

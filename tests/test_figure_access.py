@@ -23,13 +23,29 @@ import matplotlib
 import numpy as np
 import pytest
 from matplotlib import colors as mcolors
+from matplotlib.collections import PathCollection
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Polygon
 from matplotlib.text import Annotation, Text
 
 import lnlib
-from lnlib import groups, invariance, numerics, pitfalls, plots, tables, transformer
+from lnlib import (
+    attention_scaling,
+    attention_scaling_plot,
+    axes_diagrams,
+    geometry_plots,
+    groups,
+    invariance,
+    numerics,
+    pitfalls,
+    plots,
+    tables,
+    training_plots,
+    transformer,
+)
+from lnlib.training import Run, Snapshot
 
 matplotlib.use("Agg")
 
@@ -39,6 +55,28 @@ ROWS32 = (OFFSETS[:, None] + np.arange(4.0)).astype(np.float32)
 FORMS = ("post", "pre", "none", "deepnorm")
 DEPTHS = [3, 6, 12, 24]
 LAST = {"post": [1.0, 0.8, 0.6, 0.5], "pre": [0.9, 0.6, 0.45, 0.3]}
+FIGURE_MODULES = (plots, axes_diagrams, attention_scaling_plot, geometry_plots, training_plots)
+
+
+def _run(steps: int, rate: float, diverged: bool = False) -> Run:
+    """A training record with the shape of lnlib.training's (no training here: the figures only draw it)."""
+    t = np.arange(steps, dtype=np.float64)
+    losses = 1.1 * np.exp(-t / rate) + 0.02 * np.cos(t)
+    if diverged:
+        losses[-1] = np.nan
+    return Run(losses, 2 + np.sin(t / 7), diverged, np.full(steps, 1e-2), 0.9)
+
+
+def _snapshot(growth: float) -> Snapshot:
+    rows = np.linspace(-1.0, 1.0, 64)[:, None] * np.linspace(0.5, 1.5, 16)
+    return Snapshot(0, [np.maximum(rows, 0) * growth**i for i in range(8)], [rows / growth**i for i in range(8)])
+
+
+MLP = {"none": _run(60, 200), "layer": _run(60, 20), "batch": _run(60, 15), "rms": _run(60, 25)}
+XIONG = {("post", 0): _run(30, 20, True), ("post", 5): _run(60, 20), ("pre", 0): _run(60, 15), ("pre", 5): _run(60, 18)}
+GRID = {(v, 1e-2, w): run for (v, w), run in XIONG.items()} | {("none", 1e-2, 0): _run(60, 100)}
+BEFORE = {k: _snapshot(g) for k, g in (("none", 0.7), ("layer", 1.0), ("batch", 1.0), ("rms", 1.0))}
+AFTER = {k: _snapshot(g) for k, g in (("none", 0.8), ("layer", 1.0), ("batch", 1.0), ("rms", 1.0))}
 
 FIGURES = {
     "stage_bars": lambda: plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8], eps=0)),
@@ -75,19 +113,46 @@ FIGURES = {
     "attention_panel": lambda: plots.attention_panel(
         w := transformer.attention_at_scale(lnlib.layer_norm(X), 4.0), lnlib.TOKENS, entropy=transformer.entropy(w)
     ),
+    # the figures of the other modules, named module.function
+    "axes_diagrams.norm_axes_figure": lambda: axes_diagrams.norm_axes_figure(),
+    "attention_scaling_plot.scaling_figure": lambda: attention_scaling_plot.scaling_figure(
+        attention_scaling.scaling_study((4, 16, 64), pairs=200, queries=20)
+    ),
+    "geometry_plots.sphere_view": lambda: geometry_plots.sphere_view(),
+    "training_plots.loss_curves": lambda: training_plots.loss_curves(MLP, title="8 层 MLP"),
+    "training_plots.loss_curves_grad": lambda: training_plots.loss_curves(XIONG, grad_norms=True),
+    "training_plots.layer_scales": lambda: training_plots.layer_scales(BEFORE, AFTER),
+    "training_plots.activation_histograms": lambda: training_plots.activation_histograms(BEFORE, AFTER),
+    "training_plots.sweep_plot": lambda: training_plots.sweep_plot(
+        {"none": [0.9, np.nan, np.nan], "layer": [0.6, 0.1, np.nan], "batch": [0.6, 0.2, 0.3], "rms": [0.6, 0.1, 0.5]},
+        (1e-3, 1e-2, 1e-1),
+        first_loss=np.log(3),
+    ),
+    "training_plots.batch_size_plot": lambda: training_plots.batch_size_plot(
+        {
+            "layer": [0.95, 0.95, 0.95],
+            "BatchNorm，滑动平均": [0.9, 0.9, 0.9],
+            "BatchNorm，自己的统计量": [0.33, 0.8, 0.9],
+        },
+        (1, 4, 16),
+    ),
+    "training_plots.explorer_figure": lambda: training_plots.explorer_figure(GRID, ("post", "pre", "none"), 1e-2, 0),
+    "training_plots.explorer_figure_warmup": lambda: training_plots.explorer_figure(GRID, ("post", "pre"), 1e-2, 5),
 }
 
 
 def figure_functions() -> set[str]:
+    """Every public function returning a Figure in lnlib's figure modules (plots' unqualified, others module.name)."""
     return {
-        name
-        for name, f in inspect.getmembers(plots, inspect.isfunction)
-        if f.__module__ == plots.__name__ and not name.startswith("_") and f.__annotations__.get("return") == "Figure"
+        name if module is plots else f"{module.__name__.rsplit('.', 1)[-1]}.{name}"
+        for module in FIGURE_MODULES
+        for name, f in inspect.getmembers(module, inspect.isfunction)
+        if f.__module__ == module.__name__ and not name.startswith("_") and f.__annotations__.get("return") == "Figure"
     }
 
 
 def test_every_figure_function_is_in_the_catalogue():
-    covered = {re.sub(r"_(affine|row|column|all|guides|tex)$", "", name) for name in FIGURES}
+    covered = {re.sub(r"_(affine|row|column|all|guides|tex|grad|warmup)$", "", name) for name in FIGURES}
     assert figure_functions() == covered
 
 
@@ -222,16 +287,26 @@ def test_simulation_reproduces_the_reported_collision():
 
 
 def series(ax) -> list[dict]:
-    """Data series on one axes: lines (not reference guides) and bar groups, with colour and style."""
+    """Data series on one axes: lines (not reference guides), bar groups, step histograms and scatter clouds, with
+    colour and style. Lines with gid "marker" are not series of their own: they mark a point of a series (the big ×
+    where a training run diverged) in that series' colour, on purpose."""
     out = []
     for line in ax.get_lines():
-        if line.get_gid() == "guide" or not line.get_visible():
+        if line.get_gid() in ("guide", "marker") or not line.get_visible():
             continue
         color = line.get_markerfacecolor() if line.get_linestyle() == "None" else line.get_color()
         out.append({"color": color, "style": ("line", style_of(line)), "label": line.get_label()})
     for container in ax.containers:
         if isinstance(container, BarContainer):
             out.append({"color": container.patches[0].get_facecolor(), "style": ("bars",), "label": "bars"})
+    for patch in ax.patches:  # histtype="step": an unfilled outline per series, told apart by colour and dash
+        if isinstance(patch, Polygon) and not patch.get_fill():
+            dashes = tuple(patch._unscaled_dash_pattern[1] or ())
+            out.append({"color": patch.get_edgecolor(), "style": ("step", dashes), "label": patch.get_label()})
+    for cloud in ax.collections:  # scatter: the marker is the shape of its path
+        if isinstance(cloud, PathCollection) and cloud.get_paths():
+            shape = tuple(np.round(cloud.get_paths()[0].vertices, 3).ravel().tolist())
+            out.append({"color": cloud.get_facecolor()[0], "style": ("scatter", shape), "label": cloud.get_label()})
     return out
 
 
@@ -339,3 +414,19 @@ def test_table_highlight_sets_its_own_dark_text():
     rule = re.search(r"background-color: (#[0-9a-f]{6});\s*color: (#[0-9a-f]{6})", html)
     assert rule, "the highlighted cells carry an explicit text colour"
     assert contrast(rule.group(2), rule.group(1)) >= 4.5
+
+
+def test_sphere_view_text_reads_on_the_translucent_plane(figures):
+    """The 3-D figure: `background` sees only the white axes behind a text, but the text "方向 1" sits in front of
+    the translucent plane Σx = 0 (a Poly3DCollection from plot_surface, which neither `series` nor `background`
+    reads). Check every text of the 3-D axes against the plane's colour blended over white as well. The plane itself
+    is a backdrop, not a data series, so it takes no part in the colour-vision check above."""
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+    ax = figures["geometry_plots.sphere_view"].axes[0]
+    (plane,) = [c for c in ax.collections if isinstance(c, Poly3DCollection)]
+    r, g, b, a = plane.get_facecolor()[0]
+    behind = tuple(a * np.array([r, g, b]) + (1 - a) * np.ones(3))
+    assert ax.texts
+    for text in ax.texts:
+        assert contrast(text.get_color(), behind) >= 4.5, text.get_text()

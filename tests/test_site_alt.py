@@ -1,0 +1,52 @@
+"""The static site carries each figure's Chinese alt text into <img alt>, never nbconvert's English placeholder."""
+
+from __future__ import annotations
+
+import base64
+import re
+from html import unescape
+
+import nbformat
+
+import lnlib
+from lnlib import plots
+from tools import build_site
+
+PLACEHOLDER = "No description has been provided for this image"
+
+
+def _page(outputs) -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 图"), nbformat.v4.new_code_cell("plot()", outputs=outputs)]
+    site = {"static": "_static/", "mathjax_config": build_site.MATHJAX_CONFIG, "top": "", "bottom": ""}
+    body, _ = build_site._exporter().from_notebook_node(nb, resources={"metadata": {"name": "t"}, "site": site})
+    return body
+
+
+def _figure_output(fig):
+    """The output Jupyter stores for a returned lnlib figure: PNG data with the alt text in its metadata."""
+    png, metadata = plots._png_with_alt(fig)
+    return nbformat.v4.new_output(
+        "display_data",
+        data={"image/png": base64.b64encode(png).decode(), "text/plain": "<Figure>"},
+        metadata={"image/png": metadata},
+    )
+
+
+def test_site_page_img_carries_the_chinese_alt_text():
+    figs = [
+        plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8], eps=0)),
+        plots.token_bars(lnlib.TOKEN_MATRIX, title="三个 token <X> & Y"),
+    ]
+    html = _page([_figure_output(f) for f in figs])
+    alts = [unescape(a) for a in re.findall(r'<img[^>]*\balt="([^"]*)"', html)]
+    assert alts == [plots.alt_text(f) for f in figs]
+    assert "μ = 5" in alts[0] and "<X> & Y" in alts[1]  # the markup characters survive escaping intact
+    assert PLACEHOLDER not in html
+
+
+def test_the_template_override_is_what_adds_the_alt():
+    """Without alt metadata nbconvert falls back to its placeholder: the check above can fail."""
+    png = base64.b64encode(plots.to_png(plots.norm_axes_diagram())).decode()
+    html = _page([nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})])
+    assert PLACEHOLDER in html
