@@ -323,7 +323,6 @@ class AxisExplorer(Explorer):
             if plots.contrast_ratio(ink, cell) < 4.5:
                 ink = plots.ink_on(cell)
             text.set_color(ink)
-            text.set_fontweight("bold" if chosen else "normal")
         rows, cols = np.nonzero(sel.mask)
         ax.patches[0].set_bounds(
             cols.min() - 0.5, rows.min() - 0.5, cols.max() - cols.min() + 1, rows.max() - rows.min() + 1
