@@ -30,7 +30,8 @@ def free_port() -> int:
 @pytest.mark.skipif(not (ROOT / ".venv" / ".installed").exists(), reason="needs the .venv that `make` builds")
 def test_make_lab_serves_the_first_notebook_headless(tmp_path: Path):
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
+    drop = ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")  # headless, a make of its own
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env |= {
         "HOME": str(tmp_path),
         "JUPYTER_PORT": str(port),

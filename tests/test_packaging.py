@@ -8,6 +8,7 @@ import copy
 import html
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -425,12 +426,18 @@ def test_the_print_stylesheet_hides_navigation_chrome():
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_says_what_to_install_without_python_3_11(tmp_path):
+    # a make of its own, not a sub-make of `make test` (whose jobserver flags would make it warn on stderr)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
     old = tmp_path / "python3"
     old.write_text("#!/bin/sh\nexec /bin/false\n")  # a python3 that is not >= 3.11
     old.chmod(0o755)
     for args in (["PYTHON_CANDIDATES=python2.7 no-such-python"], [f"PYTHON={old}"]):
         run = subprocess.run(
-            ["make", "-s", "--no-print-directory", "python-check", *args], cwd=ROOT, capture_output=True, text=True
+            ["make", "-s", "--no-print-directory", "python-check", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env=env,
         )
         assert run.returncode != 0, args
         for hint in ("Python 3.11 or newer", "apt-get install", "brew install python@3.11", "winget install"):
@@ -440,5 +447,6 @@ def test_make_says_what_to_install_without_python_3_11(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
+        env=env,
     )
     assert ok.returncode == 0 and ok.stderr == "", ok.stderr
