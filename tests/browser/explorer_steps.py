@@ -171,7 +171,7 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
         ),
     ],
     ("09-add-and-norm", "DepthExplorer"): [
-        Step("slider", key="ArrowRight", changed=("tables", "images"), expect_re=(r"第 7 层\s+5\.988\s+3\.183",)),
+        Step("slider", key="ArrowRight", changed=("tables", "images"), expect_re=(r"第 7 层\s+5\.905\s+3\.416",)),
     ],
     ("10-attention-softmax", "SoftmaxExplorer"): [
         Step(
