@@ -125,37 +125,8 @@ def test_the_issue_example_float32_x_float64_gamma():
     assert same(lnlib.layer_norm(x[:63], g), lnlib.layer_norm(x, g)[:63])
 
 
-SCRIPT = """
-import hashlib, sys
-import numpy as np
-import lnlib
-from test_row_independence import params, rows
-h = hashlib.sha256()
-for dtype in (np.float32, np.float64):
-    for d in (7, 64, 768):
-        x = rows(max(40, -(-8192 // d)), d, dtype, seed=d)
-        g, b = params(d, np.float64, seed=d)
-        for y in (lnlib.layer_norm(x), lnlib.layer_norm(x, g, b)):
-            h.update(np.ascontiguousarray(np.nan_to_num(y, nan=7.0)).tobytes())
-print(h.hexdigest())
-"""
-
-
-def _digest(env_extra) -> str:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]), **env_extra}
-    script = SCRIPT
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0 and done.stderr == "", done.stderr
-    return done.stdout.strip()
-
-
-def test_a_process_without_the_jit_gives_the_same_bits():
-    """NUMBA_DISABLE_JIT=1 (the path of a learner without numba) and a normal process: the same digest."""
-    pytest.importorskip("numba")
-    without = _digest({"NUMBA_DISABLE_JIT": "1"})
-    with_jit = _digest({})
-    assert without == with_jit
-    # and this process, with the compiled loop, agrees too
+def layer_norm_digest() -> str:
+    """A hash of layer_norm's bits over rows of several widths and dtypes, with and without γ/β."""
     h = hashlib.sha256()
     for dtype in (np.float32, np.float64):
         for d in (7, 64, 768):
@@ -163,4 +134,20 @@ def test_a_process_without_the_jit_gives_the_same_bits():
             g, b = params(d, np.float64, seed=d)
             for y in (lnlib.layer_norm(x), lnlib.layer_norm(x, g, b)):
                 h.update(np.ascontiguousarray(np.nan_to_num(y, nan=7.0)).tobytes())
-    assert h.hexdigest() == with_jit
+    return h.hexdigest()
+
+
+def _digest_in_a_new_process(env_extra) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]), **env_extra}
+    script = "from test_row_independence import layer_norm_digest; print(layer_norm_digest())"
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout.strip()
+
+
+def test_a_process_without_the_jit_gives_the_same_bits():
+    """NUMBA_DISABLE_JIT=1 (the path of a learner without numba), a normal process and this one: the same bits."""
+    pytest.importorskip("numba")
+    without = _digest_in_a_new_process({"NUMBA_DISABLE_JIT": "1"})
+    with_jit = _digest_in_a_new_process({})
+    assert without == with_jit == layer_norm_digest()
