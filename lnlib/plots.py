@@ -240,6 +240,15 @@ def ink_on(background) -> str:
     return "#000000" if contrast_ratio("#000000", background) >= contrast_ratio("#ffffff", background) else "#ffffff"
 
 
+def inks_on(rgba) -> list[str]:
+    """`ink_on` for many background colours at once: an (..., 3 or 4) array of RGB(A) values in 0 … 1."""
+    rgb = np.asarray(rgba, dtype=np.float64)[..., :3].reshape(-1, 3)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    luminance = linear @ [0.2126, 0.7152, 0.0722]
+    # black wins when (L + 0.05) / 0.05 >= 1.05 / (L + 0.05), i.e. when (L + 0.05)² >= 0.0525
+    return ["#000000" if black else "#ffffff" for black in (luminance + 0.05) ** 2 >= 1.05 * 0.05]
+
+
 # --- input checks ------------------------------------------------------------------------------------------
 
 

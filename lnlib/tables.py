@@ -9,6 +9,7 @@ and never prints a memory address. `.frame` is the underlying DataFrame (numbers
 from __future__ import annotations
 
 import hashlib
+import re
 
 import numpy as np
 import pandas as pd
@@ -60,12 +61,21 @@ PRECISION = 3
 HIGHLIGHT_COLOR = "#fde68a"  # pale yellow behind highlighted cells
 HIGHLIGHT_TEXT = "#111827"  # text on the highlight, set explicitly (a dark theme's light text would vanish): 14:1
 _UUID_PLACEHOLDER = "lnuuidplaceholder"
+_CELL = "\ue000"  # a private-use character: marks the cells of a kept layout (see Table.to_html)
+_CELL_SPLIT = re.compile(f"{_CELL}([0-9]+){_CELL}")
+TEMPLATE_CACHE_SIZE = 256
+_TEMPLATES: dict[tuple, list[str]] = {}
 
 _CSS = [
     {"selector": "th", "props": "text-align: center; padding: 2px 10px;"},
     {"selector": "td", "props": "text-align: right; padding: 2px 10px; font-family: monospace;"},
     {"selector": "caption", "props": "caption-side: top; font-weight: bold; padding-bottom: 4px; white-space: nowrap;"},
 ]
+
+
+def _with_id(html: str) -> str:
+    digest = hashlib.sha1(html.encode("utf-8")).hexdigest()
+    return html.replace(_UUID_PLACEHOLDER, "ln" + digest[:10])
 
 
 class Table:
@@ -94,16 +104,54 @@ class Table:
         return str(v)
 
     def to_html(self) -> str:
-        styler = self.frame.style.format(self._format).set_table_styles(_CSS).set_uuid(_UUID_PLACEHOLDER)
-        if self.caption:
-            styler = styler.set_caption(self.caption)
+        """The styled HTML table (pandas Styler), its id a hash of the HTML itself.
+
+        Styler takes milliseconds per table, too slow for an explorer that redraws on every slider step; its
+        output depends on the table's layout (labels, highlight), not on the numbers or the caption's words. So
+        the layout is rendered once, with a placeholder in every cell and in the caption, and kept; each call
+        formats the numbers and the caption into it.
+        `styled_html()` is the same HTML straight from Styler (tests compare the two).
+        """
+        key = self._layout_key()
+        template = _TEMPLATES.get(key)
+        if template is None:
+            cells = [
+                [f"{_CELL}{i * self.frame.shape[1] + j}{_CELL}" for j in range(self.frame.shape[1])]
+                for i in range(self.frame.shape[0])
+            ]
+            blank = pd.DataFrame(cells, index=self.frame.index, columns=self.frame.columns)
+            caption = f"{_CELL}{blank.size}{_CELL}" if self.caption else ""
+            template = _TEMPLATES[key] = _CELL_SPLIT.split(self._styler(blank, str, caption).to_html())
+            while len(_TEMPLATES) > TEMPLATE_CACHE_SIZE:
+                _TEMPLATES.pop(next(iter(_TEMPLATES)))
+        values = [self._format(v) for v in self.frame.to_numpy(dtype=object).ravel()] + [self.caption]
+        parts = [values[int(p)] if i % 2 else p for i, p in enumerate(template)]
+        return _with_id("".join(parts))
+
+    def styled_html(self) -> str:
+        """`to_html()` computed by pandas Styler directly, without the kept layout."""
+        return _with_id(self._styler(self.frame, self._format, self.caption).to_html())
+
+    def _styler(self, frame: pd.DataFrame, formatter, caption: str):
+        styler = frame.style.format(formatter).set_table_styles(_CSS).set_uuid(_UUID_PLACEHOLDER)
+        if caption:
+            styler = styler.set_caption(caption)
         if self.highlight is not None:
             rows, cols = self.highlight
             shade = {"background-color": HIGHLIGHT_COLOR, "color": HIGHLIGHT_TEXT}
             styler = styler.set_properties(subset=(rows, cols), **shade)
-        html = styler.to_html()
-        digest = hashlib.sha1(html.encode("utf-8")).hexdigest()
-        return html.replace(_UUID_PLACEHOLDER, "ln" + digest[:10])
+        return styler
+
+    def _layout_key(self) -> tuple:
+        f = self.frame
+        return (
+            tuple(f.index),
+            tuple(f.columns),
+            tuple(f.index.names),
+            tuple(f.columns.names),
+            bool(self.caption),
+            repr(self.highlight),
+        )
 
     def to_text(self) -> str:
         body = self.frame.to_string(formatters=dict.fromkeys(self.frame.columns, self._format))

@@ -126,7 +126,7 @@ def _matrix_and_tokens(matrix, tokens) -> tuple[np.ndarray, tuple[str, ...]]:
 
 def _inks(rgba: np.ndarray) -> list[str]:
     """Black or white text for each cell colour, as `lnlib.plots` writes numbers on coloured cells."""
-    return [plots.ink_on(c) for c in rgba.reshape(-1, 4)]
+    return plots.inks_on(rgba)
 
 
 # --- the explorers ---------------------------------------------------------------------------------------------
