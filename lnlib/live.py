@@ -285,16 +285,20 @@ class Coalescer:
     """Render once per burst of changes, with the latest state.
 
     A change made in Python (a test, a notebook cell setting `.value`) renders at once. A change sent by the
-    browser (ipywidgets holds a property lock while it applies one) only asks for a render: the render runs a
-    few milliseconds later on the kernel's event loop, after the messages already waiting have been applied, so
-    twenty slider messages that queued up during one slow render lead to one more render, not twenty.
+    browser (ipywidgets holds a property lock while it applies one) renders at once too when it is the first
+    after a pause (a key press, a click: no added delay). A change that arrives within `quiet` seconds of the
+    last render — a drag in progress — only asks for a render: it runs `delay` seconds later on the kernel's
+    event loop, after the messages already waiting have been applied, so twenty slider messages that queued up
+    during one slow render lead to one more render, not twenty.
     """
 
-    def __init__(self, render: Callable[[], None], delay: float = 0.005):
+    def __init__(self, render: Callable[[], None], delay: float = 0.005, quiet: float = 0.1):
         self._render = render
         self.delay = delay
+        self.quiet = quiet
         self.pending = False
         self.renders = 0
+        self._last = -math.inf  # the event loop's time when the last render ended
 
     def request(self, change=None) -> None:
         owner = change.get("owner") if isinstance(change, dict) else getattr(change, "owner", None)
@@ -304,11 +308,20 @@ class Coalescer:
             except RuntimeError:
                 loop = None
             if loop is not None:
-                if not self.pending:
-                    self.pending = True
-                    loop.call_later(self.delay, self.flush)
+                if self.pending:
+                    return
+                if loop.time() - self._last >= self.quiet:
+                    self.flush()
+                    self._last = loop.time()
+                    return
+                self.pending = True
+                loop.call_later(self.delay, self._flush_later, loop)
                 return
         self.flush()
+
+    def _flush_later(self, loop) -> None:
+        self.flush()
+        self._last = loop.time()
 
     def flush(self) -> None:
         self.pending = False
