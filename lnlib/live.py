@@ -29,6 +29,7 @@ from collections.abc import Callable, Hashable, Iterable
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis as MplAxis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
@@ -182,12 +183,17 @@ class LiveFigure:
 
 
 PAD = 2  # pixels added around a dirty rectangle: antialiased edges reach a pixel beyond an artist's extent
+AXIS_PAD = 12  # pixels around an axis' axes and labels: its tick marks (up to 10 points) stick out of the axes
 
 
 def _extent(artist: Artist, renderer) -> Bbox | None:
     """Where `artist` is drawn, in display pixels (with a margin); None if it draws nothing."""
     if not artist.get_visible():
         return None
+    if isinstance(artist, MplAxis):
+        # its grid lines (the whole axes), tick marks (just outside it) and labels; none of them is clipped
+        box = Bbox.union([artist.axes.bbox, artist.get_tightbbox(renderer) or artist.axes.bbox])
+        return box.padded(AXIS_PAD)
     box = artist.get_window_extent(renderer)
     if not np.all(np.isfinite(box.extents)):
         return None

@@ -637,6 +637,11 @@ class DepthExplorer(Explorer):
             self._live = LiveFigure(
                 plots.depth_lines(series, xlabel="第几层（1 = 靠近输入）", ylabel=r"$\|\partial L/\partial W_2\|_F$")
             )
+            ax = self._live.fig.axes[0]
+            # one x axis for every depth (the lines grow to the right): only the y axis, the lines and the legend
+            # change from frame to frame; the rest of the figure stays in the background
+            ax.set_xlim(0.5, self.depth.max + 0.5)
+            self._live.animate([*ax.lines, ax.yaxis, ax.get_legend()])
             return self._live.png(depth)
         png = self._live.cached(depth)
         if png is None:
@@ -645,9 +650,9 @@ class DepthExplorer(Explorer):
                 line.set_data(np.arange(1, values.size + 1), values)
             ax.set_autoscaley_on(True)
             ax.relim()
-            ax.autoscale_view()
+            ax.autoscale_view(scalex=False)
             ax.set_ylim(bottom=0)
-            self._live.invalidate()  # new axis limits and ticks: the whole figure is drawn again
+            ax.yaxis.stale = True  # new limits: new ticks and grid lines
             png = self._live.png(depth)
         return png
 

@@ -351,6 +351,17 @@ def test_one_slider_redraws_only_the_cells_it_changes():
     assert_same_picture(e.plot.value, fresh_frame(e))
 
 
+def test_a_long_way_to_a_depth_leaves_no_trace_of_the_depths_passed():
+    """DepthExplorer redraws its y axis, lines and legend over a kept background: reaching depth 9 through
+    12, 3, 20 and 2 gives the same pixels as going to 9 at once (old ticks, grid lines or points would differ)."""
+    direct, detour = widgets.DepthExplorer(6, width=8), widgets.DepthExplorer(6, width=8)
+    direct.depth.value = 9
+    for depth in (12, 3, 20, 2, 9):
+        detour.depth.value = depth
+    assert detour._live.frames == direct._live.frames + 4
+    np.testing.assert_array_equal(pixels(detour.plot.value), pixels(direct.plot.value))
+
+
 def test_the_png_encoder_gives_the_frame_pixel_for_pixel():
     """encode_png against PIL's decoder: every pixel of an opaque frame survives, alpha is dropped."""
     rng = np.random.default_rng(1)
