@@ -51,6 +51,7 @@ class LiveFigure:
         self.fig = fig
         FigureCanvasAgg(fig)
         fig.set_dpi(dpi)
+        self._engine = fig.get_layout_engine()  # kept for `relayout`
         self._animated: list[Artist] = []
         self._background = None
         self._frame: np.ndarray | None = None  # the last frame's pixels (rows top-down, RGBA)
@@ -73,6 +74,34 @@ class LiveFigure:
         """Something in the background changed (an axis limit, a static text): redraw it on the next frame."""
         self._background = None
 
+    def fits(self) -> bool:
+        """True when the frozen layout still holds the last frame: no y tick label (nor the axis' offset text,
+        such as "1e6") reaches into another axes or out of the figure. New data can make them wider; then the
+        layout has to be computed again."""
+        renderer = self.fig.canvas.get_renderer()
+        axes = self.fig.axes
+        for ax in axes:
+            for text in [*ax.yaxis.get_ticklabels(), ax.yaxis.get_offset_text()]:
+                if not text.get_visible() or not text.get_text():
+                    continue
+                box = text.get_window_extent(renderer)
+                if (
+                    text is not ax.yaxis.get_offset_text()
+                    and not ax.bbox.y0 - 1 <= box.y0 / 2 + box.y1 / 2 <= ax.bbox.y1 + 1
+                ):
+                    continue  # the locator's ticks beyond the axis limits are not drawn
+                if box.x0 < 0 or box.x1 > self.fig.bbox.x1:
+                    return False
+                if any(other is not ax and box.overlaps(other.bbox) for other in axes):
+                    return False
+        return True
+
+    def relayout(self) -> None:
+        """Compute the layout again on the next frame (then freeze it), as for a new figure."""
+        if self._engine is not None:
+            self.fig.set_layout_engine(self._engine)
+        self._laid_out = False
+
     def cached(self, key: Hashable) -> bytes | None:
         png = self._cache.get(key)
         if png is not None:
@@ -91,9 +120,12 @@ class LiveFigure:
         """
         canvas = self.fig.canvas
         if not self._laid_out:
+            for artist in self._animated:
+                artist.set_animated(False)
             canvas.draw()
             self.fig.set_layout_engine("none")
             self._laid_out = True
+            self._background = None
             frame = np.asarray(canvas.buffer_rgba())
         elif self._background is None or self._frame is None:
             for artist in self._animated:

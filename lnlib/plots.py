@@ -329,25 +329,33 @@ def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
     _steps(steps)
     use_cjk_font()
     mu, std_eps = float(steps.mean), float(steps.std_eps)
-    panels = [
-        (steps.x, COLORS["x"], f"输入 $x$（虚线：$\\mu$ = {mu:.4g}）", mu),
-        (steps.centered, COLORS["centered"], r"中心化 $x-\mu$", None),
-        (steps.normalized, COLORS["normalized"], f"归一化 $\\hat{{x}}$（÷ {std_eps:.4g}）", None),
-    ]
+    panels = stage_panels(steps, affine=affine)
     alt = (
-        f"{len(panels) + affine} 幅柱状图，一个 {steps.x.size} 维向量的 LayerNorm 各步骤："
+        f"{len(panels)} 幅柱状图，一个 {steps.x.size} 维向量的 LayerNorm 各步骤："
         f"输入 x = {vector_text(steps.x)}（虚线是均值 μ = {number(mu)}）；"
         f"中心化 x − μ = {vector_text(steps.centered)}；"
         f"归一化 x̂ = {vector_text(steps.normalized)}（除以 √(σ² + ε) = {number(std_eps)}）"
     )
     if affine:
-        panels.append((steps.output, COLORS["output"], r"输出 $y=\gamma\odot\hat{x}+\beta$", None))
         alt += f"；输出 y = γ ⊙ x̂ + β = {vector_text(steps.output)}"
     fig = _new_figure((3.0 * len(panels), 2.8), alt + "。")
     axes = fig.subplots(1, len(panels))
     for ax, (values, color, title, hline) in zip(axes, panels, strict=True):
         _bars(ax, values, color, title, hline=hline)
     return fig
+
+
+def stage_panels(steps: LayerNormSteps, *, affine: bool = False) -> list[tuple]:
+    """The panels of `stage_bars`, left to right: (values, colour, title, dashed line at or None)."""
+    mu, std_eps = float(steps.mean), float(steps.std_eps)
+    panels = [
+        (steps.x, COLORS["x"], f"输入 $x$（虚线：$\\mu$ = {mu:.4g}）", mu),
+        (steps.centered, COLORS["centered"], r"中心化 $x-\mu$", None),
+        (steps.normalized, COLORS["normalized"], f"归一化 $\\hat{{x}}$（÷ {std_eps:.4g}）", None),
+    ]
+    if affine:
+        panels.append((steps.output, COLORS["output"], r"输出 $y=\gamma\odot\hat{x}+\beta$", None))
+    return panels
 
 
 def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -> Figure:

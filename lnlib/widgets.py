@@ -226,24 +226,43 @@ class VectorExplorer(TypedVectorExplorer):
     def _frame(self, steps) -> bytes:
         row = self.values.tobytes()
         key = (row, steps.eps)
-        if self._live is None or self._live_for != row:
-            self._live, self._live_for = LiveFigure(plots.stage_bars(steps)), row
+        png = self._live.cached(key) if self._live is not None else None
+        if png is not None:
+            return png
+        if self._live is None or len(self._live_for) != len(row):
+            self._live, self._live_for = LiveFigure(plots.stage_bars(steps)), b""
             panel = self._live.fig.axes[2]
-            limit = _xhat_limit(self.values)
-            panel.set_ylim(-1.3 * limit, 1.3 * limit)
             self._title = split_title(panel, r"归一化 $\hat{x}$", self._divisor(steps))
             self._live.animate([*moving_artists(panel), self._title])
-            return self._live.png(key)
-        png = self._live.cached(key)
-        if png is None:
-            set_bars(self._live.fig.axes[2], steps.normalized)
-            self._title.set_text(self._divisor(steps))
-            png = self._live.png(key)
-        return png
+        elif self._live_for != row:  # a new vector of the same length: new bars and axes, same figure
+            for ax, (values, _, title, hline) in zip(self._live.fig.axes[:2], plots.stage_panels(steps), strict=False):
+                set_bars(ax, values)
+                ax.set_title(title, fontsize=10)
+                if hline is not None:
+                    ax.lines[1].set_ydata([hline, hline])
+                ax.relim()
+                ax.autoscale_view(scalex=False)
+            self._live.invalidate()
+        if self._live_for != row:
+            limit = _xhat_limit(self.values)
+            self._live.fig.axes[2].set_ylim(-1.3 * limit, 1.3 * limit)
+            self._live_for = row
+        set_bars(self._live.fig.axes[2], steps.normalized)
+        self._title.set_text(self._divisor(steps))
+        return _fitted_png(self._live, key)
 
     @staticmethod
     def _divisor(steps) -> str:
         return f"÷ √(σ²+ε) = {float(steps.std_eps):.4g}"
+
+
+def _fitted_png(live: LiveFigure, key) -> bytes:
+    """The frame; drawn again with a new layout when new tick labels no longer fit the frozen one."""
+    png = live.png(key)
+    if not live.fits():
+        live.relayout()
+        png = live.png(key)
+    return png
 
 
 def _xhat_limit(values: np.ndarray) -> float:
@@ -446,20 +465,23 @@ class ScaleShiftExplorer(TypedVectorExplorer):
     def _frame(self, r) -> bytes:
         row = self.values.tobytes()
         key = (row, r.scale, r.shift)
-        if self._live is None or self._live_for != row:
-            self._live, self._live_for = LiveFigure(plots.scale_shift_bars(r, ylim=self._ylim())), row
+        png = self._live.cached(key) if self._live is not None else None
+        if png is not None:
+            return png
+        if self._live is None or len(self._live_for) != len(row):
+            self._live = LiveFigure(plots.scale_shift_bars(r, ylim=self._ylim()))
             left, right = self._live.fig.axes[:2]
             self._title = split_title(left, r"$a\cdot x+b$", f"a = {r.scale:.3g}，b = {r.shift:.3g}")
             self._live.animate([*moving_artists(left), self._title, *moving_artists(right)])
-            return self._live.png(key)
-        png = self._live.cached(key)
-        if png is None:
-            left, right = self._live.fig.axes[:2]
-            set_bars(left, r.moved)
-            self._title.set_text(f"a = {r.scale:.3g}，b = {r.shift:.3g}")
-            set_bars(right, r.normalized)
-            png = self._live.png(key)
-        return png
+        elif self._live_for != row:  # a new vector of the same length: a new fixed axis, same figure
+            self._live.fig.axes[0].set_ylim(*self._ylim())
+            self._live.invalidate()
+        self._live_for = row
+        left, right = self._live.fig.axes[:2]
+        set_bars(left, r.moved)
+        self._title.set_text(f"a = {r.scale:.3g}，b = {r.shift:.3g}")
+        set_bars(right, r.normalized)
+        return _fitted_png(self._live, key)
 
 
 class GammaBetaExplorer(Explorer):
