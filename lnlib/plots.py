@@ -240,6 +240,17 @@ def ink_on(background) -> str:
     return "#000000" if contrast_ratio("#000000", background) >= contrast_ratio("#ffffff", background) else "#ffffff"
 
 
+def highlight_inks(mask, rgba) -> list[str]:
+    """The numbers' colours on a highlight heatmap, row by row: dark in the chosen cells, muted elsewhere, and
+    black or white where that colour would contrast less than 4.5 : 1 with its cell (`rgba`: the cell colours)."""
+    cells = np.asarray(rgba, dtype=np.float64).reshape(-1, 4)
+    inks = []
+    for chosen, cell in zip(np.asarray(mask).reshape(-1), cells, strict=True):
+        ink = INK if chosen else MUTED_INK
+        inks.append(ink if contrast_ratio(ink, cell) >= 4.5 else ink_on(cell))
+    return inks
+
+
 def inks_on(rgba) -> list[str]:
     """`ink_on` for many background colours at once: an (..., 3 or 4) array of RGB(A) values in 0 … 1."""
     rgb = np.asarray(rgba, dtype=np.float64)[..., :3].reshape(-1, 3)
@@ -423,19 +434,16 @@ def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
     shade = np.where(mask, 1.0, 0.15)
     cmap = matplotlib.colormaps["YlOrBr"]
     image = ax.imshow(shade, cmap=cmap, vmin=0, vmax=1.6, aspect="auto")
-    rgba = image.to_rgba(shade)
+    inks = highlight_inks(mask, image.to_rgba(shade))
     for i in range(n):
         for j in range(d):
-            ink = INK if mask[i, j] else MUTED_INK
-            if contrast_ratio(ink, rgba[i, j]) < 4.5:
-                ink = ink_on(rgba[i, j])
             ax.text(
                 j,
                 i,
                 f"{values[i, j]:g}",
                 ha="center",
                 va="center",
-                color=ink,
+                color=inks[i * d + j],
                 fontsize=11,  # one weight: the bundled CJK font has no bold face; the frame marks the group
             )
     rows, cols = np.nonzero(mask)

@@ -334,14 +334,10 @@ class AxisExplorer(Explorer):
             return png
         ax = self._live.fig.axes[0]
         shade = np.where(sel.mask, 1.0, 0.15)
-        image = ax.images[0]
-        image.set_array(shade)
-        rgba = image.to_rgba(shade).reshape(-1, 4)
-        for text, chosen, cell in zip(ax.texts, sel.mask.reshape(-1), rgba, strict=True):
-            ink = plots.INK if chosen else plots.MUTED_INK
-            if plots.contrast_ratio(ink, cell) < 4.5:
-                ink = plots.ink_on(cell)
-            text.set_color(ink)
+        texts = [
+            [t.get_text() for t in ax.texts[i * shade.shape[1] : (i + 1) * shade.shape[1]]] for i in range(len(shade))
+        ]
+        set_cells(ax, shade, texts, colors=lambda rgba: plots.highlight_inks(sel.mask, rgba))
         rows, cols = np.nonzero(sel.mask)
         ax.patches[0].set_bounds(
             cols.min() - 0.5, rows.min() - 0.5, cols.max() - cols.min() + 1, rows.max() - rows.min() + 1
