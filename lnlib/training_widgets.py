@@ -1,17 +1,20 @@
 """Notebook 15's explorer: pick the model, its normalization or LayerNorm placement, the learning rate and the
 warm-up, and see the loss and gradient-norm curves. Every run is trained ONCE beforehand (`lnlib.training.sweep`);
-the controls only choose among them, so every redraw is instant.
+the controls only choose among them; each picture is drawn once and kept.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
+from collections import OrderedDict
 
 import ipywidgets as widgets
 
-from .plots import to_png
+from .live import LiveFigure
 from .training import final_loss
 from .training_plots import explorer_figure, label, select
+from .widgets import Explorer
 
 
 def summary_html(runs: dict) -> str:
@@ -28,13 +31,23 @@ def summary_html(runs: dict) -> str:
     return "<br>".join(rows)
 
 
-class TrainingExplorer:
+class TrainingExplorer(Explorer):
     """Controls over precomputed grids: {"MLP": mlp_grid, "Transformer": transformer_grid}, each
-    {(variant, lr, warmup): Run}. Shows loss and gradient-norm curves of the chosen variants."""
+    {(variant, lr, warmup): Run}. Shows loss and gradient-norm curves of the chosen variants.
+
+    Nothing is trained here, and a picture is drawn once per choice: frames are kept by choice, and inside a
+    running kernel the neighbouring choices (the next and previous learning rate, the other warm-up) are drawn
+    in idle time after each render, one at a time, so the next step of a control finds its picture ready.
+    """
+
+    PREFETCH_DELAY = 0.05  # seconds of idle time before a neighbouring choice is drawn
+    CACHE_SIZE = 128
 
     def __init__(self, grids: dict, model: str | None = None):
         if not grids:
             raise ValueError("grids: expected at least one grid of runs")
+        if model is not None and model not in grids:
+            raise ValueError(f"model: expected one of {list(grids)}, got {model!r}")
         self.grids = grids
         first = model if model is not None else next(iter(grids))
         variants, lrs, warmups = self._choices(first)
@@ -48,14 +61,12 @@ class TrainingExplorer:
         self.warmup = widgets.ToggleButtons(options=warmups, value=warmups[0][1], description="warm-up：")
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png")
+        self._frames: OrderedDict[tuple, bytes] = OrderedDict()
+        self._switching = False
         self.model.observe(self.on_model, names="value")
-        for w in (self.variants, self.lr, self.warmup):
-            w.observe(self.on_change, names="value")
+        self._wire(self.variants, self.lr, self.warmup)
         self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.plot])
         self.render()
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.box._repr_mimebundle_(**kwargs)
 
     def _choices(self, model: str) -> tuple[list, list, list]:
         """(label, value) options of the variants, learning rates and warm-ups present in one grid."""
@@ -69,7 +80,7 @@ class TrainingExplorer:
 
     def on_model(self, change) -> None:
         variants, lrs, warmups = self._choices(self.model.value)
-        self._rendering = True
+        self._switching = True  # new options fire the observers: render once, after all of them are set
         try:
             self.variants.options = variants
             self.variants.value = [v for _, v in variants]
@@ -78,18 +89,55 @@ class TrainingExplorer:
             self.warmup.options = warmups
             self.warmup.value = warmups[0][1]
         finally:
-            self._rendering = False
-        self.render()
+            self._switching = False
+        self.updates.request(change)
 
-    def on_change(self, change) -> None:
-        if not getattr(self, "_rendering", False):
-            self.render()
+    def state(self) -> tuple:
+        return (self.model.value, tuple(self.variants.value), self.lr.value, self.warmup.value)
 
     def render(self) -> None:
-        grid = self.grids[self.model.value]
-        runs = select(grid, self.variants.value, self.lr.value, self.warmup.value)
+        if self._switching:
+            return
+        model, variants, lr, warmup = self.state()
+        runs = select(self.grids[model], variants, lr, warmup)
         if not runs:
             self.summary.value = "请至少选一种归一化。"
             return
+        self.plot.value = self.frame(self.state())  # the picture first, the numbers last (see widgets.Explorer)
         self.summary.value = summary_html(runs)
-        self.plot.value = to_png(explorer_figure(grid, self.variants.value, self.lr.value, self.warmup.value))
+        self._prefetch_later()
+
+    def frame(self, state: tuple) -> bytes:
+        """The picture of one choice (model, variants, lr, warmup), drawn once and then kept."""
+        png = self._frames.get(state)
+        if png is None:
+            model, variants, lr, warmup = state
+            png = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup)).png()
+            self._frames[state] = png
+            while len(self._frames) > self.CACHE_SIZE:
+                self._frames.popitem(last=False)
+        return png
+
+    def neighbours(self) -> list[tuple]:
+        """The choices one step away on the learning-rate slider and the warm-up buttons."""
+        model, variants, lr, warmup = self.state()
+        lrs = [v for _, v in self.lr.options]
+        warmups = [v for _, v in self.warmup.options]
+        i = lrs.index(lr)
+        near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
+        return [(model, variants, v, warmup) for v in near] + [(model, variants, lr, w) for w in warmups if w != warmup]
+
+    def _prefetch_later(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # plain Python (tests, scripts): nothing runs in the background
+            return
+        loop.call_later(self.PREFETCH_DELAY, self.prefetch)
+
+    def prefetch(self) -> None:
+        """Draw the next missing neighbour of the current choice (one per call, then reschedule)."""
+        for state in self.neighbours():
+            if state not in self._frames and state[1]:
+                self.frame(state)
+                self._prefetch_later()
+                return

@@ -1,0 +1,65 @@
+"""Notebook 15's TrainingExplorer: it only chooses among runs trained beforehand, draws each choice once, and
+draws the neighbouring choices in idle time (the learning-rate slider's next stop, the other warm-up)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from lnlib import training as T
+from lnlib import training_widgets
+
+
+@pytest.fixture(scope="module")
+def grids():
+    tf = T.sweep("transformer", ("post", "pre"), (1e-3, 3e-3, 1e-2), (0, 5), steps=6, depth=1, width=8)
+    mlp = T.sweep("mlp", ("layer", "none"), (1e-2, 5.0), steps=6, depth=2)
+    return {"Transformer": tf, "MLP": mlp}
+
+
+def test_the_neighbours_are_one_step_away(grids):
+    e = training_widgets.TrainingExplorer(grids, model="Transformer")
+    assert e.state() == ("Transformer", ("post", "pre"), 3e-3, 0)
+    assert e.neighbours() == [
+        ("Transformer", ("post", "pre"), 1e-2, 0),
+        ("Transformer", ("post", "pre"), 1e-3, 0),
+        ("Transformer", ("post", "pre"), 3e-3, 5),
+    ]
+    e.lr.value = 1e-2  # the top of the slider: one neighbour on it
+    assert [s[2:] for s in e.neighbours()] == [(3e-3, 0), (1e-2, 5)]
+
+
+def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, monkeypatch):
+    e = training_widgets.TrainingExplorer(grids, model="Transformer")
+    e.PREFETCH_DELAY = 0.0
+
+    async def idle():
+        e._prefetch_later()
+        await asyncio.sleep(0.5)
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(idle())
+    finally:
+        loop.close()
+    assert all(state in e._frames for state in e.neighbours())
+    drawn = []
+    monkeypatch.setattr(training_widgets, "explorer_figure", lambda *a, **k: drawn.append(a) or pytest.fail("drew"))
+    before = e.plot.value
+    e.warmup.value = 5
+    assert e.plot.value != before and "warm-up 5 步" in e.summary.value and not drawn
+
+
+def test_a_model_switch_renders_once_with_the_new_grid(grids):
+    e = training_widgets.TrainingExplorer(grids, model="Transformer")
+    frames = len(e._frames)
+    e.model.value = "MLP"
+    assert len(e._frames) == frames + 1  # one picture: not one per control reset on the way
+    assert e.state() == ("MLP", ("layer", "none"), 5.0, 0)
+    assert "LayerNorm，无 warm-up" in e.summary.value
+
+
+def test_an_unknown_model_is_refused_by_name(grids):
+    with pytest.raises(ValueError, match="model"):
+        training_widgets.TrainingExplorer(grids, model="RNN")
