@@ -76,24 +76,37 @@ class LiveFigure:
 
     def fits(self) -> bool:
         """True when the frozen layout still holds the last frame: no y tick label (nor the axis' offset text,
-        such as "1e6") reaches into another axes or out of the figure. New data can make them wider; then the
-        layout has to be computed again."""
+        such as "1e6", nor its label) reaches into another axes or out of the figure. New data can make them
+        wider; then the layout has to be computed again."""
         renderer = self.fig.canvas.get_renderer()
         axes = self.fig.axes
         for ax in axes:
-            for text in [*ax.yaxis.get_ticklabels(), ax.yaxis.get_offset_text()]:
+            always = (ax.yaxis.get_offset_text(), ax.yaxis.label)
+            for text in [*ax.yaxis.get_ticklabels(), *ax.yaxis.get_ticklabels(minor=True), *always]:
                 if not text.get_visible() or not text.get_text():
                     continue
                 box = text.get_window_extent(renderer)
-                if (
-                    text is not ax.yaxis.get_offset_text()
-                    and not ax.bbox.y0 - 1 <= box.y0 / 2 + box.y1 / 2 <= ax.bbox.y1 + 1
-                ):
+                if text not in always and not ax.bbox.y0 - 1 <= box.y0 / 2 + box.y1 / 2 <= ax.bbox.y1 + 1:
                     continue  # the locator's ticks beyond the axis limits are not drawn
                 if box.x0 < 0 or box.x1 > self.fig.bbox.x1:
                     return False
                 if any(other is not ax and box.overlaps(other.bbox) for other in axes):
                     return False
+        return True
+
+    def positions(self) -> list[Bbox]:
+        """Where the layout put each axes (figure coordinates), to lay out a figure of the same kind alike."""
+        return [ax.get_position() for ax in self.fig.axes]
+
+    def use_positions(self, positions: list[Bbox]) -> bool:
+        """Place the axes where `positions` says instead of running the layout engine (which costs most of a
+        first frame); False, and nothing changed, when the figure has a different number of axes."""
+        if len(positions) != len(self.fig.axes):
+            return False
+        self.fig.set_layout_engine("none")
+        for ax, box in zip(self.fig.axes, positions, strict=True):
+            ax.set_position(box)
+            ax.set_in_layout(True)  # set_position takes an axes out of the layout; `relayout` needs it back
         return True
 
     def relayout(self) -> None:

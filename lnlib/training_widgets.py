@@ -62,6 +62,7 @@ class TrainingExplorer(Explorer):
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png")
         self._frames: OrderedDict[tuple, bytes] = OrderedDict()
+        self._positions: dict[str, list] = {}  # the axes' places in each model's first picture
         self._switching = False
         self.model.observe(self.on_model, names="value")
         self._wire(self.variants, self.lr, self.warmup)
@@ -112,7 +113,14 @@ class TrainingExplorer(Explorer):
         png = self._frames.get(state)
         if png is None:
             model, variants, lr, warmup = state
-            png = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup)).png()
+            live = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup))
+            # every picture of a model has the same panels: lay out the first one, place the others alike
+            laid_out = model in self._positions and live.use_positions(self._positions[model])
+            png = live.png()
+            if laid_out and not live.fits():  # wider tick labels than the first picture's: lay this one out
+                live.relayout()
+                png = live.png()
+            self._positions.setdefault(model, live.positions())
             self._frames[state] = png
             while len(self._frames) > self.CACHE_SIZE:
                 self._frames.popitem(last=False)

@@ -376,6 +376,31 @@ def test_a_long_way_to_a_depth_leaves_no_trace_of_the_depths_passed():
     np.testing.assert_array_equal(pixels(detour.plot.value), pixels(direct.plot.value))
 
 
+def test_a_borrowed_layout_that_cuts_a_label_off_is_computed_again():
+    """LiveFigure.use_positions places the axes as another figure's layout did; when the new tick labels or axis
+    label do not fit there, fits() says so and relayout() runs the layout engine again."""
+    from matplotlib.figure import Figure
+
+    def figure(values, ylabel):
+        fig = Figure(figsize=(6, 3), layout="constrained")
+        left, right = fig.subplots(1, 2)
+        for ax in (left, right):
+            ax.plot(values)
+            ax.set_ylabel(ylabel)
+        return live.LiveFigure(fig)
+
+    narrow = figure([1, 2, 3], "y")
+    narrow.png()
+    assert narrow.fits()
+    wide = figure([1e5, 2e5, 123456.7], "a much longer label for the y axis")
+    assert wide.use_positions(narrow.positions())
+    wide.png()
+    assert not wide.fits()
+    wide.relayout()
+    wide.png()
+    assert wide.fits()
+
+
 def test_the_png_encoder_gives_the_frame_pixel_for_pixel():
     """encode_png against PIL's decoder: every pixel of an opaque frame survives, alpha is dropped."""
     rng = np.random.default_rng(1)
