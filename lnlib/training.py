@@ -94,30 +94,42 @@ class Params:
 
 class Adam:
     """Adam over a `Params` (all runs at once, each with its own learning rate), in place, with exactly
-    `adam_step`'s arithmetic: a step is a few operations on the whole (R, P) matrix."""
+    `adam_step`'s arithmetic. The (R, P) matrices are updated a block of columns at a time, so the dozen
+    element-wise operations of a step work on data still in the CPU's cache (twice as fast as whole-matrix passes)."""
+
+    BLOCK = 16384  # elements (all runs together) per block
 
     def __init__(self, params: Params):
         self.params = params
         self.m, self.v, self.t = np.zeros_like(params.flat), np.zeros_like(params.flat), 0
+        runs, size = params.flat.shape
+        self.cols = max(1024, self.BLOCK // runs)
+        self._a, self._b = np.empty((runs, min(self.cols, size))), np.empty((runs, min(self.cols, size)))
 
     def step(self, lr) -> None:
         """One step with learning rate `lr` (a number, or one per run)."""
         self.t += 1
-        g, m, v = self.params.grad, self.m, self.v
+        c1, c2 = 1 - BETA1**self.t, 1 - BETA2**self.t
         lr = np.asarray(lr, dtype=np.float64).reshape(-1, 1)
-        m *= BETA1
-        m += (1 - BETA1) * g
-        v *= BETA2
-        g2 = (1 - BETA2) * g
-        g2 *= g
-        v += g2
-        update = m / (1 - BETA1**self.t)  # m̂
-        update *= lr
-        denom = np.divide(v, 1 - BETA2**self.t, out=g2)  # v̂
-        np.sqrt(denom, out=denom)
-        denom += ADAM_EPS
-        update /= denom
-        self.params.flat -= update
+        flat, grad, size = self.params.flat, self.params.grad, self.params.flat.shape[1]
+        for start in range(0, size, self.cols):
+            cols = slice(start, min(start + self.cols, size))
+            p, g, m, v = flat[:, cols], grad[:, cols], self.m[:, cols], self.v[:, cols]
+            a, b = self._a[:, : p.shape[1]], self._b[:, : p.shape[1]]
+            m *= BETA1  # m ← β1·m + (1 − β1)·g
+            np.multiply(g, 1 - BETA1, out=a)
+            m += a
+            v *= BETA2  # v ← β2·v + (1 − β2)·g·g
+            np.multiply(g, 1 - BETA2, out=a)
+            a *= g
+            v += a
+            np.divide(m, c1, out=a)  # lr·m̂ / (√v̂ + ε)
+            a *= lr
+            np.divide(v, c2, out=b)
+            np.sqrt(b, out=b)
+            b += ADAM_EPS
+            a /= b
+            p -= a
 
     def reset(self, run: int) -> None:
         self.m[run] = 0.0
