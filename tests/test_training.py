@@ -1,6 +1,7 @@
 """lnlib.training: the API, determinism, argument checks, every hand-written backward pass against central
-differences and PyTorch autograd, Adam and the warm-up against closed forms and torch, and the defaults' learning
-goals (deterministic for a seed)."""
+differences and PyTorch autograd, the fused encoder stack against lnlib.transformer's, Adam and the warm-up against
+closed forms and torch, lockstep training (several runs side by side) against the runs trained alone, and the
+defaults' learning goals (deterministic for a seed)."""
 
 from __future__ import annotations
 
