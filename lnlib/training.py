@@ -19,8 +19,8 @@ Speed: the models are tiny, so a step is dominated by the cost of each numpy cal
 therefore carries a leading RUN axis: `sweep` trains all (learning rate, warm-up) settings of one model in LOCKSTEP
 (same seed, so the same initial weights and the same mini-batches; batched matmuls), paying each call once for the
 whole grid. Runs never mix along that axis, so each run's numbers are those of training it alone (`train_mlp` and
-`train_transformer` are the batch of one). A run that diverges is recorded at that step and then parked (its
-parameters reset to their finite initial values, learning rate 0) while the others go on.
+`train_transformer` are the batch of one). A run that diverges is recorded at that step and dropped from the batch
+while the others go on.
 """
 
 from __future__ import annotations
@@ -88,6 +88,12 @@ class Params:
     def runs(self) -> int:
         return len(self.flat)
 
+    def subset(self, rows) -> Params:
+        """A new Params holding only the runs `rows` (a boolean mask or indices): values and gradients copied."""
+        new = Params({k: v[rows] for k, v in self.values.items()})
+        new.grad[...] = self.grad[rows]
+        return new
+
     def grad_copy(self) -> dict[str, np.ndarray]:
         return {k: g.copy() for k, g in self.grads.items()}
 
@@ -100,8 +106,11 @@ class Adam:
     BLOCK = 32768  # elements (all runs together) per block: measured best on a 2-core EPYC (bench_training.py)
 
     def __init__(self, params: Params):
-        self.params = params
         self.m, self.v, self.t = np.zeros_like(params.flat), np.zeros_like(params.flat), 0
+        self._use(params)
+
+    def _use(self, params: Params) -> None:
+        self.params = params
         runs, size = params.flat.shape
         self.cols = max(1024, self.BLOCK // runs)
         self._a, self._b = np.empty((runs, min(self.cols, size))), np.empty((runs, min(self.cols, size)))
@@ -131,9 +140,10 @@ class Adam:
             a /= b
             p -= a
 
-    def reset(self, run: int) -> None:
-        self.m[run] = 0.0
-        self.v[run] = 0.0
+    def keep(self, rows, params: Params) -> None:
+        """Go on with only the runs `rows` (a boolean mask) of the moments, over `params` (those runs' Params)."""
+        self.m, self.v = self.m[rows], self.v[rows]
+        self._use(params)
 
 
 def global_norms(grad: np.ndarray) -> np.ndarray:
@@ -421,12 +431,11 @@ class MLP:
                 correct += int(np.sum(np.argmax(logits, axis=-1) == ys))
         return correct / len(x)
 
-    def state(self, run: int) -> tuple:
-        """A copy of one run's parameters and BatchNorm statistics."""
-        return self.p.flat[run].copy(), self.bn_mean[:, run].copy(), self.bn_var[:, run].copy()
-
-    def set_state(self, run: int, state: tuple) -> None:
-        self.p.flat[run], self.bn_mean[:, run], self.bn_var[:, run] = state
+    def keep(self, rows) -> None:
+        """Go on with only the runs `rows` (a boolean mask or indices)."""
+        self.p = self.p.subset(rows)
+        self.params = self.p.values
+        self.bn_mean, self.bn_var = self.bn_mean[:, rows], self.bn_var[:, rows]
 
     def single(self, run: int) -> MLP:
         """A separate single-run model holding a copy of run `run` (to evaluate it, e.g. Run.model)."""
@@ -663,11 +672,10 @@ class SequenceModel:
             logits, _, _ = self._logits(tokens)
         return float(np.mean(np.argmax(logits[0], axis=-1) == targets.reshape(-1)))
 
-    def state(self, run: int) -> np.ndarray:
-        return self.p.flat[run].copy()
-
-    def set_state(self, run: int, state: np.ndarray) -> None:
-        self.p.flat[run] = state
+    def keep(self, rows) -> None:
+        """Go on with only the runs `rows` (a boolean mask or indices)."""
+        self.p = self.p.subset(rows)
+        self.params = self.p.values
 
     def single(self, run: int) -> SequenceModel:
         """A separate single-run model holding a copy of run `run` (to evaluate it, e.g. Run.model)."""
@@ -730,44 +738,46 @@ def train_transformer_runs(
 
 
 def _train(model, batch, settings, steps: int, record, snap) -> list[Run]:
-    """Train every run of `model` in lockstep: run r with settings[r] = (lr, warmup_steps), on the same batches."""
+    """Train every run of `model` in lockstep: run r with settings[r] = (lr, warmup_steps), on the same batches.
+    A run that diverges is recorded and dropped from the model (the others go on with fewer rows)."""
     n = len(settings)
     lrs = np.array([[warmup_lr(s, lr, w) for lr, w in settings] for s in range(steps)])
     losses, norms = np.full((steps, n), np.nan), np.full((steps, n), np.nan)
-    length = np.full(n, steps)
-    active = np.ones(n, dtype=bool)
-    start = model.state(0)  # every run starts from the same weights
-    final: dict[int, object] = {}  # a diverged run's state when it stopped
+    length, diverged = np.full(n, steps), np.zeros(n, dtype=bool)
+    rows = np.arange(n)  # the run held in each row of the model
+    final: dict[int, object] = {}  # each run's model when it stopped
     snapshots: list[dict[int, Snapshot]] = [{} for _ in range(n)]
     opt = Adam(model.p)
     with np.errstate(all="ignore"):  # a blow-up is detected below, never printed as a warning
         for step in range(steps):
             out = model.step(*batch(step))
-            losses[step], trace = (out[0], out[1:]) if isinstance(out, tuple) else (out, None)
-            norms[step] = global_norms(model.p.grad)
-            bad = active & ~(np.isfinite(losses[step]) & np.isfinite(norms[step]) & ~_blown_up(losses, step))
-            for r in np.flatnonzero(bad):  # stop run r here: keep its state, park it at its (finite) start
-                final[r] = model.state(r)
-                model.set_state(r, start)
-                opt.reset(r)
-                length[r], active[r] = step + 1, False
+            loss, trace = (out[0], out[1:]) if isinstance(out, tuple) else (out, None)
+            norm = global_norms(model.p.grad)
+            losses[step, rows], norms[step, rows] = loss, norm
+            ok = np.isfinite(loss) & np.isfinite(norm) & ~_blown_up(losses[:, rows], step)
             if snap is not None and (step in record or (step == steps - 1 and -1 in record)):
-                for r in np.flatnonzero(active):
-                    snapshots[r][step] = snap(step, trace, r)
-            if not active.any():
+                for i in np.flatnonzero(ok):
+                    snapshots[rows[i]][step] = snap(step, trace, i)
+            for i in np.flatnonzero(~ok):  # run rows[i] stops here, as it is
+                final[rows[i]] = model.single(i)
+                length[rows[i]], diverged[rows[i]] = step + 1, True
+            if not ok.any():
                 break
-            opt.step(np.where(active, lrs[step], 0.0))
-    for r, state in final.items():
-        model.set_state(r, state)
+            if not ok.all():
+                model.keep(ok)
+                opt.keep(ok, model.p)
+                rows = rows[ok]
+            opt.step(lrs[step, rows])
+    final.update({r: model.single(i) for i, r in enumerate(rows) if not diverged[r]})
     return [
         Run(
             losses[: length[r], r].copy(),
             norms[: length[r], r].copy(),
-            not bool(active[r]),
+            bool(diverged[r]),
             lrs[: length[r], r].copy(),
             math.nan,
             snapshots[r],
-            model.single(r),
+            final[r],
         )
         for r in range(n)
     ]

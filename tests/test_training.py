@@ -455,7 +455,7 @@ def small_grids():
 
 def test_lockstep_runs_equal_the_single_runs():
     """sweep trains the settings of one variant side by side: each Run equals training that setting alone, even
-    when another run of the batch diverges (it is parked, never mixes with the others)."""
+    when another run of the batch diverges (it is dropped from the batch, never mixes with the others)."""
     settings = [(1e-2, 0), (5.0, 0), (3e-2, 5)]
     for norm in ("batch", "none"):
         together = T.train_mlp_runs(norm, settings, depth=3, steps=25, seed=2)
