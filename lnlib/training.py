@@ -5,14 +5,22 @@ Two experiments, each deterministic for a seed (numpy only, every backward pass 
 - `train_mlp(norm)`: a deep ReLU MLP, blocks Linear → norm → ReLU, on a fixed 3-arm spiral (2-D points, 3 classes).
   norm = "none" | "layer" (LayerNorm) | "batch" (BatchNorm) | "rms" (RMSNorm); γ, β are learned.
   All weights start at N(0, 1/fan_in) (LeCun): without normalization the ReLU signal shrinks layer after layer.
-- `train_transformer(form)`: token + position embedding → notebook 09's encoder stack (lnlib.transformer, Post-LN,
-  Pre-LN or no LayerNorm) → linear head, trained to REVERSE a sequence of 6 random digits.
+- `train_transformer(form)`: token + position embedding → notebook 09's encoder stack (lnlib.transformer's
+  initialization and residual forms: Post-LN, Pre-LN or no LayerNorm) → linear head, trained to REVERSE a sequence
+  of 6 random digits.
 
 Both use Adam with an optional linear learning-rate warm-up, minimize the mean softmax cross-entropy and report
 one loss and one global gradient norm per step. A run DIVERGES when a loss or gradient norm is not finite or the
 loss blows up: it exceeds BLOWUP (3) × where it started — during the first 10 steps each loss is compared with the
 first one, later the mean of the last 10 losses with the mean of the first 10. Training stops at that step (its loss
 is the last one recorded).
+
+Speed: the models are tiny, so a step is dominated by the cost of each numpy call, not by arithmetic. Every array
+therefore carries a leading RUN axis: `sweep` trains all (learning rate, warm-up) settings of one model in LOCKSTEP
+(same seed, so the same initial weights and the same mini-batches; batched matmuls), paying each call once for the
+whole grid. Runs never mix along that axis, so each run's numbers are those of training it alone (`train_mlp` and
+`train_transformer` are the batch of one). A run that diverges is recorded at that step and dropped from the batch
+while the others go on.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ BLOWUP, WINDOW = 3.0, 10  # diverged: the loss (mean of WINDOW steps) above BLOW
 LN_EPS, RMS_EPS = 1e-5, 1e-6
 CLASSES, POINTS = 3, 600  # the spiral: 3 classes, 600 training and 600 held-out points
 DIGITS, LENGTH = 10, 6  # the sequence task: reverse 6 digits (0-9)
+BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
 
 
 # ---------------------------------------------------------------- schedule and optimizer
@@ -42,7 +51,7 @@ def warmup_lr(step: int, lr: float, warmup_steps: int) -> float:
     return float(lr) * min(1.0, (step + 1) / warmup_steps)
 
 
-def adam_step(param, grad, m, v, t: int, lr: float, *, beta1=0.9, beta2=0.999, eps=1e-8):
+def adam_step(param, grad, m, v, t: int, lr: float, *, beta1=BETA1, beta2=BETA2, eps=ADAM_EPS):
     """One Adam step (Kingma & Ba 2015) at step t = 1, 2, …; returns the new (param, m, v).
 
     m ← β1·m + (1 − β1)·g,  v ← β2·v + (1 − β2)·g²,  param ← param − lr · m̂ / (√v̂ + ε)
@@ -55,118 +64,156 @@ def adam_step(param, grad, m, v, t: int, lr: float, *, beta1=0.9, beta2=0.999, e
     return param - lr * m_hat / (np.sqrt(v_hat) + eps), m, v
 
 
-class Adam:
-    """Adam over a dict of parameter arrays, updated in place with `adam_step`'s arithmetic.
-
-    The arrays are gathered into one flat vector (each dict entry becomes a view of it), so a step is a few
-    vector operations whatever the number of arrays.
+class Params:
+    """Named parameter arrays of R runs, each of shape (R, *shape) and a view of ONE (R, P) matrix `flat`;
+    their gradients are views of a second matrix `grad` of the same shape (the backward passes write into them).
     """
 
-    def __init__(self, params: dict[str, np.ndarray]):
-        self.keys = list(params)
-        self.flat = np.concatenate([params[k].ravel() for k in self.keys])
-        self.params, start = params, 0
-        for k in self.keys:
-            size = params[k].size
-            view = self.flat[start : start + size].reshape(params[k].shape)
-            params[k] = view
-            start += size
-        self.m, self.v, self.t = np.zeros_like(self.flat), np.zeros_like(self.flat), 0
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        runs = len(next(iter(arrays.values())))
+        sizes = {k: a[0].size for k, a in arrays.items()}
+        self.flat = np.empty((runs, sum(sizes.values())))
+        self.grad = np.zeros_like(self.flat)
+        self.values: dict[str, np.ndarray] = {}
+        self.grads: dict[str, np.ndarray] = {}
+        start = 0
+        for k, a in arrays.items():
+            cols = slice(start, start + sizes[k])
+            self.values[k] = self.flat[:, cols].reshape(a.shape)
+            self.values[k][...] = a
+            self.grads[k] = self.grad[:, cols].reshape(a.shape)
+            start += sizes[k]
 
-    def step(self, grads: dict[str, np.ndarray], lr: float) -> None:
+    @property
+    def runs(self) -> int:
+        return len(self.flat)
+
+    def subset(self, rows) -> Params:
+        """A new Params holding only the runs `rows` (a boolean mask or indices): values and gradients copied."""
+        new = Params({k: v[rows] for k, v in self.values.items()})
+        new.grad[...] = self.grad[rows]
+        return new
+
+    def grad_copy(self) -> dict[str, np.ndarray]:
+        return {k: g.copy() for k, g in self.grads.items()}
+
+
+class Adam:
+    """Adam over a `Params` (all runs at once, each with its own learning rate), in place, with exactly
+    `adam_step`'s arithmetic. The (R, P) matrices are updated a block of columns at a time, so the dozen
+    element-wise operations of a step work on data still in the CPU's cache (faster than whole-matrix passes)."""
+
+    BLOCK = 32768  # elements (all runs together) per block: measured best on a 2-core EPYC (bench_training.py)
+
+    def __init__(self, params: Params):
+        self.m, self.v, self.t = np.zeros_like(params.flat), np.zeros_like(params.flat), 0
+        self._use(params)
+
+    def _use(self, params: Params) -> None:
+        self.params = params
+        runs, size = params.flat.shape
+        self.cols = max(1024, self.BLOCK // runs)
+        self._a, self._b = np.empty((runs, min(self.cols, size))), np.empty((runs, min(self.cols, size)))
+
+    def step(self, lr) -> None:
+        """One step with learning rate `lr` (a number, or one per run)."""
         self.t += 1
-        g = np.concatenate([grads[k].ravel() for k in self.keys])
-        self.flat[...], self.m, self.v = adam_step(self.flat, g, self.m, self.v, self.t, lr)
+        c1, c2 = 1 - BETA1**self.t, 1 - BETA2**self.t
+        lr = np.asarray(lr, dtype=np.float64).reshape(-1, 1)
+        flat, grad, size = self.params.flat, self.params.grad, self.params.flat.shape[1]
+        for start in range(0, size, self.cols):
+            cols = slice(start, min(start + self.cols, size))
+            p, g, m, v = flat[:, cols], grad[:, cols], self.m[:, cols], self.v[:, cols]
+            a, b = self._a[:, : p.shape[1]], self._b[:, : p.shape[1]]
+            m *= BETA1  # m ← β1·m + (1 − β1)·g
+            np.multiply(g, 1 - BETA1, out=a)
+            m += a
+            v *= BETA2  # v ← β2·v + (1 − β2)·g·g
+            np.multiply(g, 1 - BETA2, out=a)
+            a *= g
+            v += a
+            np.divide(m, c1, out=a)  # lr·m̂ / (√v̂ + ε)
+            a *= lr
+            np.divide(v, c2, out=b)
+            np.sqrt(b, out=b)
+            b += ADAM_EPS
+            a /= b
+            p -= a
+
+    def keep(self, rows, params: Params) -> None:
+        """Go on with only the runs `rows` (a boolean mask) of the moments, over `params` (those runs' Params)."""
+        self.m, self.v = self.m[rows], self.v[rows]
+        self._use(params)
 
 
-def global_norm(grads: dict[str, np.ndarray]) -> float:
-    """√(Σ g²) over every entry of every gradient: the 'global gradient norm' (as in gradient clipping)."""
-    return math.sqrt(sum(float(np.sum(g * g)) for g in grads.values()))
+def global_norms(grad: np.ndarray) -> np.ndarray:
+    """√(Σ g²) over every entry of every gradient, one per run (row of `grad`): the 'global gradient norm'."""
+    return np.sqrt(np.add.reduce(grad * grad, axis=1))  # numpy's own sum (np.vecdot may start BLAS threads)
 
 
 # ---------------------------------------------------------------- layers: forward and hand-written backward
 
 
+def _xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax cross-entropy over the last axis, rows along the second-to-last; leading axes (runs) kept apart.
+    Returns (mean loss per leading index, dL/dlogits)."""
+    n = logits.shape[-2]
+    shifted = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
+    log_p = shifted - np.log(np.add.reduce(np.exp(shifted), axis=-1, keepdims=True))
+    rows = np.arange(n)
+    losses = -np.add.reduce(log_p[..., rows, labels], axis=-1) / n
+    d = np.exp(log_p)
+    d[..., rows, labels] -= 1.0
+    d /= n
+    return losses, d
+
+
 def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
     """Mean over rows of −log softmax(logits)[label]; returns (loss, dL/dlogits = (softmax − one-hot) / rows)."""
-    z = logits.reshape(-1, logits.shape[-1])
-    y = np.asarray(labels).reshape(-1)
-    shifted = z - z.max(axis=-1, keepdims=True)
-    log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-    rows = np.arange(y.size)
-    loss = -float(log_p[rows, y].mean())
-    d = np.exp(log_p)
-    d[rows, y] -= 1.0
-    return loss, (d / y.size).reshape(logits.shape)
+    z = np.asarray(logits, dtype=np.float64)
+    loss, d = _xent(z.reshape(-1, z.shape[-1]), np.asarray(labels).reshape(-1))
+    return float(loss), d.reshape(z.shape)
 
 
 # lnlib.layer_norm, rms_norm and layer_norm_backward accept any input (every dtype, 1e-300 … 1e300) and check it;
 # a training loop calls them thousands of times on small, well-scaled float64 arrays, so the loop uses these lean
-# copies of the same formulas instead. tests/test_training.py checks that they agree with lnlib's functions.
+# copies of the same formulas instead, which also hand the forward pass's statistics to the backward pass.
+# tests/test_training.py checks that they agree with lnlib's functions.
 
 
-def layer_norm_fwd(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """x̂ = (x − μ) / √(σ² + ε) over `axis` (-1: LayerNorm over the features; 0: BatchNorm over the batch)."""
-    c = x - x.mean(axis=axis, keepdims=True)
-    return c / np.sqrt(np.mean(c * c, axis=axis, keepdims=True) + LN_EPS)
+def standardize(x: np.ndarray, axis: int = -1, eps: float = LN_EPS):
+    """x̂ = (x − μ) / √(σ² + ε) over `axis` (-1: LayerNorm over the features; -2: BatchNorm over the batch).
+    Returns (x̂, μ, σ², √(σ² + ε)): the statistics are reused by the backward pass and BatchNorm's running ones."""
+    n = x.shape[axis]
+    mean = np.add.reduce(x, axis=axis, keepdims=True) / n
+    c = x - mean
+    var = np.add.reduce(c * c, axis=axis, keepdims=True) / n
+    std = np.sqrt(var + eps)
+    return c / std, mean, var, std
 
 
-def layer_norm_bwd(dxhat: np.ndarray, x: np.ndarray, xhat: np.ndarray, axis: int = -1) -> np.ndarray:
+def standardize_backward(dxhat: np.ndarray, xhat: np.ndarray, std: np.ndarray, axis: int = -1) -> np.ndarray:
     """dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε), means over `axis` (as lnlib.layer_norm_backward)."""
-    rstd = 1.0 / np.sqrt(np.var(x, axis=axis, keepdims=True) + LN_EPS)
-    g = dxhat
-    return rstd * (g - g.mean(axis=axis, keepdims=True) - xhat * np.mean(g * xhat, axis=axis, keepdims=True))
+    n, g = xhat.shape[axis], dxhat
+    mean_g = np.add.reduce(g, axis=axis, keepdims=True) / n
+    mean_gx = np.add.reduce(g * xhat, axis=axis, keepdims=True) / n
+    return (1.0 / std) * (g - mean_g - xhat * mean_gx)
 
 
-def rms_norm_fwd(x: np.ndarray) -> np.ndarray:
-    """x̂ = x / √(mean(x²) + ε) over the features (RMSNorm without γ)."""
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + RMS_EPS)
+def rms_scale(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x̂ = x / r with r = √(mean(x²) + ε) over the features (RMSNorm without γ); returns (x̂, r)."""
+    r = np.sqrt(np.add.reduce(x * x, axis=-1, keepdims=True) / x.shape[-1] + RMS_EPS)
+    return x / r, r
 
 
-def rms_norm_bwd(dxhat: np.ndarray, x: np.ndarray, xhat: np.ndarray) -> np.ndarray:
-    """dx = (g − x̂ · mean(g ⊙ x̂)) / r with r = √(mean x² + ε), means over the features."""
-    r = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + RMS_EPS)
-    return (dxhat - xhat * np.mean(dxhat * xhat, axis=-1, keepdims=True)) / r
+def rms_backward(dxhat: np.ndarray, xhat: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """dx = (g − x̂ · mean(g ⊙ x̂)) / r, means over the features."""
+    return (dxhat - xhat * (np.add.reduce(dxhat * xhat, axis=-1, keepdims=True) / xhat.shape[-1])) / r
 
 
-class BatchStats:
-    """BatchNorm's bookkeeping, as lnlib.BatchNorm does it: batch statistics in training mode, running ones in eval
-    mode; running_var is updated with the UNBIASED batch variance (momentum 0.1)."""
-
-    def __init__(self, width: int, momentum: float = 0.1):
-        self.mean, self.var, self.momentum = np.zeros(width), np.ones(width), momentum
-
-    def __call__(self, x: np.ndarray, training: bool) -> np.ndarray:
-        if not training:
-            return (x - self.mean) / np.sqrt(self.var + LN_EPS)
-        n, m = len(x), self.momentum
-        self.mean = (1 - m) * self.mean + m * x.mean(axis=0)
-        self.var = (1 - m) * self.var + m * x.var(axis=0) * n / (n - 1)
-        return layer_norm_fwd(x, axis=0)
-
-
-def normalize(kind: str, x: np.ndarray, bn: BatchStats | None = None, training: bool = True) -> np.ndarray:
-    """x̂ of one normalization: over the features (LayerNorm, RMSNorm) or over the batch (BatchNorm, via `bn`)."""
-    if kind == "layer":
-        return layer_norm_fwd(x)
-    if kind == "rms":
-        return rms_norm_fwd(x)
-    return bn(x, training)
-
-
-def normalize_backward(kind: str, dxhat: np.ndarray, x: np.ndarray, xhat: np.ndarray) -> np.ndarray:
-    """dL/dx from dL/dx̂ for `normalize` in training mode. LayerNorm and BatchNorm are one formula over different
-    axes (the features / the batch)."""
-    if kind == "rms":
-        return rms_norm_bwd(dxhat, x, xhat)
-    return layer_norm_bwd(dxhat, x, xhat, axis=0 if kind == "batch" else -1)
-
-
-def embed_backward(dh: np.ndarray, tokens: np.ndarray, vocab: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gradients of h = E[tokens] + P (token and position embeddings): rows of E collect the tokens' gradients."""
-    d_tok = np.zeros((vocab, dh.shape[-1]))
-    np.add.at(d_tok, tokens.reshape(-1), dh.reshape(-1, dh.shape[-1]))
-    return d_tok, dh.sum(axis=0)
+def _t(a: np.ndarray) -> np.ndarray:
+    """The transpose of the last two axes (each matrix of a stack)."""
+    return a.swapaxes(-1, -2)
 
 
 # ---------------------------------------------------------------- results
@@ -217,11 +264,11 @@ def _check_int(name: str, value, low: int) -> int:
     return int(value)
 
 
-def _check_lr(lr) -> float:
+def _check_lr(lr, name: str = "lr") -> float:
     if isinstance(lr, bool) or not isinstance(lr, int | float | np.integer | np.floating):
-        raise TypeError(f"lr: expected a finite number > 0, got {lr!r}")
+        raise TypeError(f"{name}: expected a finite number > 0, got {lr!r}")
     if not (math.isfinite(lr) and lr > 0):
-        raise ValueError(f"lr: expected a finite number > 0, got {lr!r}")
+        raise ValueError(f"{name}: expected a finite number > 0, got {lr!r}")
     return float(lr)
 
 
@@ -231,6 +278,22 @@ def _check_choice(name: str, value, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name}: expected one of {choices}, got {value!r}")
     return value
+
+
+def _check_settings(settings) -> list[tuple[float, int]]:
+    """[(lr, warmup_steps), …] checked: a non-empty list of learning rates and warm-ups."""
+    try:
+        pairs = list(settings)
+    except TypeError:
+        raise TypeError(f"settings: expected (lr, warmup_steps) pairs, got {settings!r}") from None
+    if not pairs:
+        raise ValueError("settings: expected at least one (lr, warmup_steps) pair")
+    out = []
+    for pair in pairs:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise TypeError(f"settings: expected (lr, warmup_steps) pairs, got {pair!r}")
+        out.append((_check_lr(pair[0]), _check_int("warmup_steps", pair[1], 0)))
+    return out
 
 
 # ---------------------------------------------------------------- the MLP experiment
@@ -246,86 +309,142 @@ def spiral(points: int = POINTS, *, seed: int = 0) -> tuple[np.ndarray, np.ndarr
 
 
 class MLP:
-    """depth blocks Linear → norm → ReLU (width units), then a linear head to CLASSES logits."""
+    """depth blocks Linear → norm → ReLU (width units), then a linear head to CLASSES logits; `runs` copies of it
+    with the same initial weights (trained in lockstep). params[name] has shape (runs, *shape).
 
-    def __init__(self, norm: str, depth: int, width: int, rng: np.random.Generator):
-        self.norm, self.depth = norm, depth
-        self.params: dict[str, np.ndarray] = {}
+    BatchNorm keeps running statistics (momentum 0.1, running variance from the UNBIASED batch variance, as
+    lnlib.BatchNorm): training mode normalizes with the batch's statistics and updates them, eval mode uses them.
+    """
+
+    def __init__(self, norm: str, depth: int, width: int, rng: np.random.Generator, runs: int = 1):
+        self.norm, self.depth, self.width = norm, depth, width
+        arrays: dict[str, np.ndarray] = {}
         fan_in = 2
         for i in range(depth):
-            self.params[f"w{i}"] = rng.normal(0, 1 / math.sqrt(fan_in), (fan_in, width))
-            self.params[f"b{i}"] = np.zeros(width)
+            arrays[f"w{i}"] = rng.normal(0, 1 / math.sqrt(fan_in), (fan_in, width))
+            arrays[f"b{i}"] = np.zeros(width)
             if norm != "none":
-                self.params[f"gamma{i}"] = np.ones(width)
+                arrays[f"gamma{i}"] = np.ones(width)
                 if norm != "rms":  # RMSNorm has no β
-                    self.params[f"beta{i}"] = np.zeros(width)
+                    arrays[f"beta{i}"] = np.zeros(width)
             fan_in = width
-        self.params["w_out"] = rng.normal(0, 1 / math.sqrt(fan_in), (fan_in, CLASSES))
-        self.params["b_out"] = np.zeros(CLASSES)
-        self.bns = [BatchStats(width) for _ in range(depth)] if norm == "batch" else [None] * depth
+        arrays["w_out"] = rng.normal(0, 1 / math.sqrt(fan_in), (fan_in, CLASSES))
+        arrays["b_out"] = np.zeros(CLASSES)
+        self.p = Params({k: np.broadcast_to(a, (runs, *a.shape)) for k, a in arrays.items()})
+        self.params = self.p.values
+        self.bn_mean = np.zeros((depth, runs, 1, width))
+        self.bn_var = np.ones((depth, runs, 1, width))
 
-    def forward(self, x: np.ndarray, *, training: bool = True) -> tuple[np.ndarray, list[dict]]:
-        p, caches = self.params, []
+    def _forward(self, x: np.ndarray, mode: str) -> tuple[np.ndarray, list]:
+        """Logits and the per-block record. mode: "train" (BatchNorm: batch statistics, running ones updated),
+        "eval" (running statistics) or "batch" (each batch's own statistics, nothing updated). x: (..., n, 2);
+        its leading axes broadcast against the runs (shared data: (n, 2))."""
+        p, record, h = self.params, [], x
         for i in range(self.depth):
-            z = x @ p[f"w{i}"] + p[f"b{i}"]
-            c = {"x": x, "z": z}
+            z = h @ p[f"w{i}"]
+            z += p[f"b{i}"][:, None]
+            stats = None
+            if self.norm == "layer":
+                zhat, _, _, stats = standardize(z)
+            elif self.norm == "rms":
+                zhat, stats = rms_scale(z)
+            elif self.norm == "batch" and mode == "eval":
+                zhat = (z - self.bn_mean[i]) / np.sqrt(self.bn_var[i] + LN_EPS)
+            elif self.norm == "batch":
+                zhat, mean, var, stats = standardize(z, axis=-2)
+                if mode == "train":
+                    n, m = z.shape[-2], 0.1
+                    self.bn_mean[i] = (1 - m) * self.bn_mean[i] + m * mean
+                    self.bn_var[i] = (1 - m) * self.bn_var[i] + m * var * n / (n - 1)
             if self.norm != "none":
-                c["zhat"] = normalize(self.norm, z, self.bns[i], training)
-                z = p[f"gamma{i}"] * c["zhat"] + p.get(f"beta{i}", 0.0)
-            x = np.maximum(z, 0.0)
-            c["u"], c["h"] = z, x
-            caches.append(c)
-        return x @ p["w_out"] + p["b_out"], caches
+                z = p[f"gamma{i}"][:, None] * zhat
+                if self.norm != "rms":
+                    z += p[f"beta{i}"][:, None]
+            else:
+                zhat = None
+            record.append((h, zhat, stats))
+            h = np.maximum(z, 0.0)
+        record.append((h, None, None))
+        logits = h @ p["w_out"]
+        logits += p["b_out"][:, None]
+        return logits, record
 
-    def backward(self, dlogits: np.ndarray, caches: list[dict]) -> tuple[dict[str, np.ndarray], list[np.ndarray]]:
-        p, g = self.params, {}
-        g["w_out"], g["b_out"] = caches[-1]["h"].T @ dlogits, dlogits.sum(axis=0)
-        dh = dlogits @ p["w_out"].T
+    def _backward(self, dlogits: np.ndarray, record: list) -> list[np.ndarray]:
+        """Write every parameter's gradient into self.p.grads; return dL/d(output of block l) for each block."""
+        p, g = self.params, self.p.grads
+        np.matmul(_t(record[-1][0]), dlogits, out=g["w_out"])
+        np.add.reduce(dlogits, axis=-2, out=g["b_out"])
+        dh = dlogits @ _t(p["w_out"])
         dhs = []
         for i in reversed(range(self.depth)):
-            c = caches[i]
+            x, zhat, stats = record[i]
             dhs.append(dh)
-            du = dh * (c["u"] > 0)
+            du = dh * (record[i + 1][0] > 0)  # ReLU: its output > 0 exactly where its input is
             if self.norm != "none":
-                g[f"gamma{i}"] = np.sum(du * c["zhat"], axis=0)
+                np.add.reduce(du * zhat, axis=-2, out=g[f"gamma{i}"])
                 if self.norm != "rms":
-                    g[f"beta{i}"] = du.sum(axis=0)
-                du = normalize_backward(self.norm, du * p[f"gamma{i}"], c["z"], c["zhat"])
-            g[f"w{i}"], g[f"b{i}"] = c["x"].T @ du, du.sum(axis=0)
-            dh = du @ p[f"w{i}"].T
-        return g, dhs[::-1]
+                    np.add.reduce(du, axis=-2, out=g[f"beta{i}"])
+                du = du * p[f"gamma{i}"][:, None]
+                if self.norm == "rms":
+                    du = rms_backward(du, zhat, stats)
+                else:
+                    du = standardize_backward(du, zhat, stats, axis=-2 if self.norm == "batch" else -1)
+            np.matmul(_t(x), du, out=g[f"w{i}"])
+            np.add.reduce(du, axis=-2, out=g[f"b{i}"])
+            if i:
+                dh = du @ _t(p[f"w{i}"])
+        return dhs[::-1]
 
-    def loss_and_grads(self, x, labels):
-        logits, caches = self.forward(x)
-        loss, dlogits = softmax_cross_entropy(logits, labels)
-        grads, dhs = self.backward(dlogits, caches)
-        return loss, grads, caches, dhs
+    def step(self, x: np.ndarray, labels: np.ndarray):
+        """One training-mode forward and backward pass of every run on the batch (x, labels): returns the losses
+        (one per run), the per-block record and the per-block output gradients; gradients land in self.p.grads."""
+        logits, record = self._forward(x, "train")
+        losses, dlogits = _xent(logits, labels)
+        return losses, record, self._backward(dlogits, record)
+
+    def loss_and_grads(self, x, labels) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The losses (one per run) and a copy of every gradient (shapes as `params`) for one training batch."""
+        losses, _, _ = self.step(np.asarray(x, dtype=np.float64), np.asarray(labels))
+        return losses, self.p.grad_copy()
 
     def accuracy(
         self, x: np.ndarray, labels: np.ndarray, *, batch_size: int | None = None, batch_stats: bool = False
     ) -> float:
-        """Held-out accuracy, evaluated `batch_size` examples at a time (all at once by default).
+        """Held-out accuracy of a single-run model, evaluated `batch_size` examples at a time (all at once by
+        default; the batches are evaluated side by side, as one array). Evaluating never changes the model.
 
         BatchNorm uses its running statistics unless batch_stats=True (the statistics of each evaluation batch;
-        with batch_size=1 every normalized value is then 0). The other norms ignore both options.
+        with batch_size=1 every normalized value is then 0, so every input gets the same logits). The other norms
+        give the same result for every batch size.
         """
-        size = len(x) if batch_size is None else batch_size
-        running = [(bn.mean, bn.var) for bn in self.bns if bn is not None]
+        if self.p.runs != 1:
+            raise ValueError(f"accuracy: expected a single-run model, this one holds {self.p.runs} runs")
+        size = len(x) if batch_size is None else _check_int("batch_size", batch_size, 1)
+        full = len(x) // size * size
+        parts = [(x[:full].reshape(-1, size, x.shape[-1]), labels[:full].reshape(-1, size))]
+        if full < len(x):
+            parts.append((x[full:][None], labels[full:][None]))
         correct = 0
-        with np.errstate(all="ignore"):
-            for start in range(0, len(x), size):
-                logits, _ = self.forward(x[start : start + size], training=batch_stats and size > 1)
-                if batch_stats and size == 1 and self.norm == "batch":  # one example: x − μ_batch = 0
-                    logits = self._constant_logits()
-                correct += int(np.sum(np.argmax(logits, axis=1) == labels[start : start + size]))
-        for bn, (mean, var) in zip([b for b in self.bns if b is not None], running, strict=True):
-            bn.mean, bn.var = mean, var  # evaluating never changes the model
+        with np.errstate(all="ignore"):  # a diverged model may hold huge numbers
+            for xs, ys in parts:
+                logits, _ = self._forward(xs, "batch" if batch_stats else "eval")
+                correct += int(np.sum(np.argmax(logits, axis=-1) == ys))
         return correct / len(x)
 
-    def _constant_logits(self) -> np.ndarray:
-        """BatchNorm on a batch of ONE: every x̂ is 0, so each block outputs ReLU(β) whatever the input."""
-        h = np.maximum(self.params[f"beta{self.depth - 1}"], 0.0)
-        return (h @ self.params["w_out"] + self.params["b_out"])[None, :]
+    def keep(self, rows) -> None:
+        """Go on with only the runs `rows` (a boolean mask or indices)."""
+        self.p = self.p.subset(rows)
+        self.params = self.p.values
+        self.bn_mean, self.bn_var = self.bn_mean[:, rows], self.bn_var[:, rows]
+
+    def single(self, run: int) -> MLP:
+        """A separate single-run model holding a copy of run `run` (to evaluate it, e.g. Run.model)."""
+        new = object.__new__(MLP)
+        new.norm, new.depth, new.width = self.norm, self.depth, self.width
+        new.p = Params({k: v[run : run + 1] for k, v in self.params.items()})
+        new.params = new.p.values
+        new.bn_mean, new.bn_var = self.bn_mean[:, run : run + 1].copy(), self.bn_var[:, run : run + 1].copy()
+        return new
 
 
 def train_mlp(
@@ -345,115 +464,226 @@ def train_mlp(
     record_steps: steps at which to keep per-layer activations and gradients (Run.snapshots); −1 = the last step run.
     run.test_accuracy uses the 600 held-out points (BatchNorm in eval mode, with its running statistics).
     """
+    (run,) = train_mlp_runs(
+        norm,
+        [(lr, warmup_steps)],
+        depth=depth,
+        width=width,
+        steps=steps,
+        seed=seed,
+        batch_size=batch_size,
+        record_steps=record_steps,
+    )
+    return run
+
+
+def train_mlp_runs(
+    norm: str,
+    settings,
+    *,
+    depth: int = 8,
+    width: int = 64,
+    steps: int = 300,
+    seed: int = 0,
+    batch_size: int = 64,
+    record_steps=(0, -1),
+) -> list[Run]:
+    """`train_mlp` for several (lr, warmup_steps) settings at once, in lockstep: one Run per setting, each the
+    same as `train_mlp(norm, lr=lr, warmup_steps=warmup_steps, …)` would give."""
     norm = _check_choice("norm", norm, NORMS)
+    settings = _check_settings(settings)
     depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
-    lr, steps = _check_lr(lr), _check_int("steps", steps, 1)
-    seed, warmup_steps = _check_int("seed", seed, 0), _check_int("warmup_steps", warmup_steps, 0)
+    steps, seed = _check_int("steps", steps, 1), _check_int("seed", seed, 0)
     batch_size = _check_int("batch_size", batch_size, 2 if norm == "batch" else 1)
     if batch_size > POINTS:
         raise ValueError(f"batch_size: expected at most {POINTS} (the training set), got {batch_size}")
     record = [_check_int("record_steps", s, -1) for s in record_steps]
     rng = np.random.default_rng(seed)
-    model = MLP(norm, depth, width, rng)
+    model = MLP(norm, depth, width, rng, runs=len(settings))
     x_train, y_train = spiral(seed=0)
-    opt = Adam(model.params)
 
-    def step_fn(step, lr_now):
+    def batch(step):
         idx = rng.choice(POINTS, size=batch_size, replace=False)
-        loss, grads, caches, dhs = model.loss_and_grads(x_train[idx], y_train[idx])
-        return loss, grads, (caches, dhs)
+        return x_train[idx], y_train[idx]
 
-    def snap(step, extra):
-        caches, dhs = extra
-        return Snapshot(step, [c["h"] for c in caches], dhs)
+    def snap(step, trace, run):
+        record, dhs = trace
+        return Snapshot(step, [h[run].copy() for h, _, _ in record[1:]], [d[run].copy() for d in dhs])
 
-    run = _train(step_fn, opt, lr, steps, warmup_steps, record, snap)
-    run.model = model
-    if not run.diverged:
-        x_test, y_test = spiral(seed=1)
-        run.test_accuracy = model.accuracy(x_test, y_test)
-    return run
+    runs = _train(model, batch, settings, steps, record, snap)
+    x_test, y_test = spiral(seed=1)
+    for run in runs:
+        if not run.diverged:
+            run.test_accuracy = run.model.accuracy(x_test, y_test)
+    return runs
 
 
 # ---------------------------------------------------------------- the Transformer experiment
 
 
 class SequenceModel:
-    """Embedding (token + position) → encoder stack of `form` (lnlib.transformer) → linear head over the digits."""
+    """Embedding (token + position) → encoder stack of `form` → linear head over the digits; `runs` copies with
+    the same initial weights (trained in lockstep). params[name] has shape (runs, *shape).
 
-    def __init__(self, form: str, depth: int, width: int, rng: np.random.Generator, seed: int):
-        self.stack = tf.make_stack(form, depth, width, seed)
-        self.params = {
+    The stack is notebook 09's (lnlib.transformer.make_stack's weights and residual forms: Post-LN, Pre-LN + final
+    LN, or no LN; single-head self-attention and a ReLU feed-forward of hidden width 4·width). Its forward and
+    backward passes are written out here for speed: Q, K and V come from ONE matmul with the fused matrix
+    "i.wqkv" = [W_Q | W_K | W_V] (tests/test_training.py checks them against lnlib.transformer's)."""
+
+    def __init__(self, form: str, depth: int, width: int, rng: np.random.Generator, seed: int, runs: int = 1):
+        stack = tf.make_stack(form, depth, width, seed)
+        self.form, self.depth, self.width = form, depth, width
+        self.kinds = [sub.kind for sub in stack.sublayers]
+        arrays = {
             "tok": rng.normal(0, 1, (DIGITS, width)),
             "pos": rng.normal(0, 1, (LENGTH, width)),
             "w_out": tf.xavier(width, DIGITS, rng),
             "b_out": np.zeros(DIGITS),
         }
-        for i, sub in enumerate(self.stack.sublayers):
-            for k, w in sub.w.items():
-                self.params[f"{i}.{k}"] = w
+        for i, sub in enumerate(stack.sublayers):
+            w = sub.w
+            if sub.kind == "attn":
+                arrays[f"{i}.wqkv"] = np.concatenate([w["wq"], w["wk"], w["wv"]], axis=1)
+                arrays[f"{i}.wo"] = w["wo"]
+            else:
+                arrays[f"{i}.w1"], arrays[f"{i}.w2"] = w["w1"], w["w2"]
+        self.p = Params({k: np.broadcast_to(a, (runs, *a.shape)) for k, a in arrays.items()})
+        self.params = self.p.values
 
-    def bind(self) -> None:
-        """Point the stack's sub-layers at the arrays in `params` (after Adam replaced them by views)."""
-        for i, sub in enumerate(self.stack.sublayers):
-            sub.w = {k: self.params[f"{i}.{k}"] for k in sub.w}
+    # -- the residual stack
 
-    def forward(self, h: np.ndarray) -> tuple[np.ndarray, list[dict]]:
-        """The residual stack of lnlib.transformer.stack_forward (Post-LN, Pre-LN + final LN, or no LN)."""
-        form, caches = self.stack.form, []
-        for sub in self.stack.sublayers:
+    def _attention(self, i: int, u: np.ndarray, seqs: int):
+        p, d = self.params, self.width
+        qkv = (u @ p[f"{i}.wqkv"]).reshape(u.shape[0], seqs, LENGTH, 3 * d)
+        q, k, v = qkv[..., :d], qkv[..., d : 2 * d], qkv[..., 2 * d :]
+        w = q @ _t(k)  # the scores, then (in place) softmax(scores / √d) row by row
+        w *= 1.0 / math.sqrt(d)
+        w -= np.maximum.reduce(w, axis=-1, keepdims=True)
+        np.exp(w, out=w)
+        w /= np.add.reduce(w, axis=-1, keepdims=True)
+        o = (w @ v).reshape(u.shape)
+        return o @ p[f"{i}.wo"], (u, q, k, v, w, o)
+
+    def _attention_backward(self, i: int, dy: np.ndarray, cache) -> np.ndarray:
+        p, g, d = self.params, self.p.grads, self.width
+        u, q, k, v, w, o = cache
+        np.matmul(_t(o), dy, out=g[f"{i}.wo"])
+        do = (dy @ _t(p[f"{i}.wo"])).reshape(v.shape)
+        dw = do @ _t(v)
+        dqkv = np.empty((*v.shape[:-1], 3 * d))
+        np.matmul(_t(w), do, out=dqkv[..., 2 * d :])  # dV
+        ds = dw - np.add.reduce(dw * w, axis=-1, keepdims=True)  # softmax backward, row by row
+        ds *= w
+        ds *= 1.0 / math.sqrt(d)
+        np.matmul(ds, k, out=dqkv[..., :d])  # dQ
+        np.matmul(_t(ds), q, out=dqkv[..., d : 2 * d])  # dK
+        dqkv = dqkv.reshape(*u.shape[:-1], 3 * d)
+        np.matmul(_t(u), dqkv, out=g[f"{i}.wqkv"])
+        return dqkv @ _t(p[f"{i}.wqkv"])
+
+    def _ffn(self, i: int, u: np.ndarray):
+        a = u @ self.params[f"{i}.w1"]
+        np.maximum(a, 0.0, out=a)
+        return a @ self.params[f"{i}.w2"], (u, a)
+
+    def _ffn_backward(self, i: int, dy: np.ndarray, cache) -> np.ndarray:
+        p, g = self.params, self.p.grads
+        u, a = cache
+        np.matmul(_t(a), dy, out=g[f"{i}.w2"])
+        da = dy @ _t(p[f"{i}.w2"])
+        da *= a > 0  # ReLU: its output > 0 exactly where its input is
+        np.matmul(_t(u), da, out=g[f"{i}.w1"])
+        return da @ _t(p[f"{i}.w1"])
+
+    def stack_forward(self, h: np.ndarray, seqs: int):
+        """The residual stack (as lnlib.transformer.stack_forward) on h of shape (runs, seqs·LENGTH, width)."""
+        form, record = self.form, []
+        for i, kind in enumerate(self.kinds):
+            sub = self._attention if kind == "attn" else self._ffn
             if form == "pre":  # x' = x + F(LN(x))
-                u = layer_norm_fwd(h)
-                f, c = sub.forward(u)
-                c.update(x_in=h, u_hat=u)
+                u, _, _, std = standardize(h)
+                f, cache = sub(i, u, seqs) if kind == "attn" else sub(i, u)
+                record.append((cache, u, std))
                 h = h + f
             else:  # x' = LN(x + F(x)), or x + F(x) without the LN
-                f, c = sub.forward(h)
-                s = h + f
-                h = s if form == "none" else layer_norm_fwd(s)
-                c.update(s=s, out=h)
-            caches.append(c)
+                f, cache = sub(i, h, seqs) if kind == "attn" else sub(i, h)
+                h = h + f
+                if form == "post":
+                    h, _, _, std = standardize(h)
+                    record.append((cache, h, std))
+                else:
+                    record.append((cache, None, None))
         if form == "pre":
-            caches.append({"x_last": h})
-            h = layer_norm_fwd(h)
-            caches[-1]["out"] = h
-        return h, caches
+            h, _, _, std = standardize(h)
+            record.append((None, h, std))
+        return h, record
 
-    def backward(self, dout: np.ndarray, caches: list[dict]) -> tuple[list[dict], np.ndarray]:
-        """Weight gradients of every sub-layer and dL/d(stack input), by hand (the reverse of `forward`)."""
-        form, g = self.stack.form, dout
+    def stack_backward(self, dout: np.ndarray, record: list) -> np.ndarray:
+        """Every sub-layer's weight gradients (into self.p.grads) and dL/d(stack input), by hand."""
+        form, g = self.form, dout
         if form == "pre":
-            last = caches.pop()
-            g = layer_norm_bwd(g, last["x_last"], last["out"])
-        grads = [{} for _ in self.stack.sublayers]
-        for i in reversed(range(len(self.stack.sublayers))):
-            sub, c = self.stack.sublayers[i], caches[i]
+            _, out, std = record[-1]
+            g = standardize_backward(g, out, std)
+        for i in reversed(range(len(self.kinds))):
+            cache, xhat, std = record[i]
+            back = self._attention_backward if self.kinds[i] == "attn" else self._ffn_backward
             if form == "pre":
-                du, grads[i] = sub.backward(g, c)
-                g = g + layer_norm_bwd(du, c["x_in"], c["u_hat"])
+                g = g + standardize_backward(back(i, g, cache), xhat, std)
             else:
-                ds = g if form == "none" else layer_norm_bwd(g, c["s"], c["out"])
-                dx, grads[i] = sub.backward(ds, c)
-                g = ds + dx
-        return grads, g
+                ds = g if form == "none" else standardize_backward(g, xhat, std)
+                g = ds + back(i, ds, cache)
+        return g
 
-    def loss_and_grads(self, tokens: np.ndarray, targets: np.ndarray):
+    # -- the whole model
+
+    def _logits(self, tokens: np.ndarray):
         p = self.params
-        out, caches = self.forward(p["tok"][tokens] + p["pos"])
-        logits = out @ p["w_out"] + p["b_out"]
-        loss, dlogits = softmax_cross_entropy(logits, targets)
-        g = {"w_out": tf._outer_sum(out, dlogits), "b_out": dlogits.sum(axis=(0, 1))}
-        sub_grads, dh0 = self.backward(dlogits @ p["w_out"].T, caches)
-        for i, grads in enumerate(sub_grads):
-            for k, gk in grads.items():
-                g[f"{i}.{k}"] = gk
-        g["tok"], g["pos"] = embed_backward(dh0, tokens, DIGITS)
-        return loss, g, logits
+        seqs = len(tokens)
+        h = np.take(p["tok"], tokens, axis=1) + p["pos"][:, None]  # (runs, seqs, LENGTH, width)
+        out, record = self.stack_forward(h.reshape(len(h), seqs * LENGTH, self.width), seqs)
+        logits = out @ p["w_out"]
+        logits += p["b_out"][:, None]
+        return logits, out, record
+
+    def step(self, tokens: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """One forward and backward pass of every run on the batch: the losses (one per run); gradients land in
+        self.p.grads."""
+        p, g = self.params, self.p.grads
+        logits, out, record = self._logits(tokens)
+        losses, dlogits = _xent(logits, targets.reshape(-1))
+        np.matmul(_t(out), dlogits, out=g["w_out"])
+        np.add.reduce(dlogits, axis=-2, out=g["b_out"])
+        dh = self.stack_backward(dlogits @ _t(p["w_out"]), record)
+        onehot = np.equal.outer(tokens.reshape(-1), np.arange(DIGITS)).astype(np.float64)
+        np.matmul(onehot.T, dh, out=g["tok"])  # each token's row collects the gradients where it occurs
+        np.add.reduce(dh.reshape(len(dh), len(tokens), LENGTH, self.width), axis=1, out=g["pos"])
+        return losses
+
+    def loss_and_grads(self, tokens, targets) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The losses (one per run) and a copy of every gradient (shapes as `params`) for one batch."""
+        losses = self.step(np.asarray(tokens), np.asarray(targets))
+        return losses, self.p.grad_copy()
 
     def accuracy(self, tokens: np.ndarray, targets: np.ndarray) -> float:
-        """The fraction of digits put in the right place."""
-        _, _, logits = self.loss_and_grads(tokens, targets)
-        return float(np.mean(np.argmax(logits, axis=-1) == targets))
+        """The fraction of digits put in the right place (a single-run model)."""
+        if self.p.runs != 1:
+            raise ValueError(f"accuracy: expected a single-run model, this one holds {self.p.runs} runs")
+        with np.errstate(all="ignore"):
+            logits, _, _ = self._logits(tokens)
+        return float(np.mean(np.argmax(logits[0], axis=-1) == targets.reshape(-1)))
+
+    def keep(self, rows) -> None:
+        """Go on with only the runs `rows` (a boolean mask or indices)."""
+        self.p = self.p.subset(rows)
+        self.params = self.p.values
+
+    def single(self, run: int) -> SequenceModel:
+        """A separate single-run model holding a copy of run `run` (to evaluate it, e.g. Run.model)."""
+        new = object.__new__(SequenceModel)
+        new.form, new.depth, new.width, new.kinds = self.form, self.depth, self.width, self.kinds
+        new.p = Params({k: v[run : run + 1] for k, v in self.params.items()})
+        new.params = new.p.values
+        return new
 
 
 def digit_batch(rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -478,57 +708,88 @@ def train_transformer(
     Every step draws `batch_size` fresh random sequences; the learning rate warms up linearly over warmup_steps.
     run.test_accuracy: the fraction of digits in the right place on 256 held-out sequences.
     """
+    (run,) = train_transformer_runs(
+        form, [(lr, warmup_steps)], depth=depth, width=width, steps=steps, seed=seed, batch_size=batch_size
+    )
+    return run
+
+
+def train_transformer_runs(
+    form: str, settings, *, depth: int = 6, width: int = 32, steps: int = 300, seed: int = 0, batch_size: int = 8
+) -> list[Run]:
+    """`train_transformer` for several (lr, warmup_steps) settings at once, in lockstep: one Run per setting, each
+    the same as `train_transformer(form, lr=lr, warmup_steps=warmup_steps, …)` would give."""
     form = _check_choice("form", form, FORMS)
+    settings = _check_settings(settings)
     depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
-    lr, steps = _check_lr(lr), _check_int("steps", steps, 1)
-    seed, warmup_steps = _check_int("seed", seed, 0), _check_int("warmup_steps", warmup_steps, 0)
+    steps, seed = _check_int("steps", steps, 1), _check_int("seed", seed, 0)
     batch_size = _check_int("batch_size", batch_size, 1)
     rng = np.random.default_rng(seed)
-    model = SequenceModel(form, depth, width, rng, seed)
-    opt = Adam(model.params)
-    model.bind()
-
-    def step_fn(step, lr_now):
-        loss, grads, _ = model.loss_and_grads(*digit_batch(rng, batch_size))
-        return loss, grads, None
-
-    run = _train(step_fn, opt, lr, steps, warmup_steps, [], None)
-    run.model = model
-    if not run.diverged:
-        run.test_accuracy = model.accuracy(*digit_batch(np.random.default_rng([seed, 99]), 256))
-    return run
+    model = SequenceModel(form, depth, width, rng, seed, runs=len(settings))
+    runs = _train(model, lambda step: digit_batch(rng, batch_size), settings, steps, [], None)
+    held_out = digit_batch(np.random.default_rng([seed, 99]), 256)
+    for run in runs:
+        if not run.diverged:
+            run.test_accuracy = run.model.accuracy(*held_out)
+    return runs
 
 
 # ---------------------------------------------------------------- the shared loop
 
 
-def _train(step_fn, opt: Adam, lr: float, steps: int, warmup_steps: int, record, snap) -> Run:
-    losses, norms, lrs, snapshots = [], [], [], {}
-    diverged = False
-    for step in range(steps):
-        lr_now = warmup_lr(step, lr, warmup_steps)
-        with np.errstate(all="ignore"):  # a blow-up is detected below, never printed as a warning
-            loss, grads, extra = step_fn(step, lr_now)
-            gnorm = global_norm(grads)
-        losses.append(loss)
-        norms.append(gnorm)
-        lrs.append(lr_now)
-        if not (math.isfinite(loss) and math.isfinite(gnorm)) or _blown_up(losses):
-            diverged = True
-            break
-        if snap is not None and (step in record or (step == steps - 1 and -1 in record)):
-            snapshots[step] = snap(step, extra)
-        with np.errstate(all="ignore"):
-            opt.step(grads, lr_now)
-    return Run(np.array(losses), np.array(norms), diverged, np.array(lrs), math.nan, snapshots)
+def _train(model, batch, settings, steps: int, record, snap) -> list[Run]:
+    """Train every run of `model` in lockstep: run r with settings[r] = (lr, warmup_steps), on the same batches.
+    A run that diverges is recorded and dropped from the model (the others go on with fewer rows)."""
+    n = len(settings)
+    lrs = np.array([[warmup_lr(s, lr, w) for lr, w in settings] for s in range(steps)])
+    losses, norms = np.full((steps, n), np.nan), np.full((steps, n), np.nan)
+    length, diverged = np.full(n, steps), np.zeros(n, dtype=bool)
+    rows = np.arange(n)  # the run held in each row of the model
+    final: dict[int, object] = {}  # each run's model when it stopped
+    snapshots: list[dict[int, Snapshot]] = [{} for _ in range(n)]
+    opt = Adam(model.p)
+    with np.errstate(all="ignore"):  # a blow-up is detected below, never printed as a warning
+        for step in range(steps):
+            out = model.step(*batch(step))
+            loss, trace = (out[0], out[1:]) if isinstance(out, tuple) else (out, None)
+            norm = global_norms(model.p.grad)
+            losses[step, rows], norms[step, rows] = loss, norm
+            ok = np.isfinite(loss) & np.isfinite(norm) & ~_blown_up(losses[:, rows], step)
+            if snap is not None and (step in record or (step == steps - 1 and -1 in record)):
+                for i in np.flatnonzero(ok):
+                    snapshots[rows[i]][step] = snap(step, trace, i)
+            for i in np.flatnonzero(~ok):  # run rows[i] stops here, as it is
+                final[rows[i]] = model.single(i)
+                length[rows[i]], diverged[rows[i]] = step + 1, True
+            if not ok.any():
+                break
+            if not ok.all():
+                model.keep(ok)
+                opt.keep(ok, model.p)
+                rows = rows[ok]
+            opt.step(lrs[step, rows])
+    final.update({r: model.single(i) for i, r in enumerate(rows) if not diverged[r]})
+    return [
+        Run(
+            losses[: length[r], r].copy(),
+            norms[: length[r], r].copy(),
+            bool(diverged[r]),
+            lrs[: length[r], r].copy(),
+            math.nan,
+            snapshots[r],
+            final[r],
+        )
+        for r in range(n)
+    ]
 
 
-def _blown_up(losses: list[float]) -> bool:
-    """Loss above BLOWUP × where it started: for the first WINDOW steps each loss against the first one, then the
-    mean of the last WINDOW losses against the mean of the first WINDOW (so one unlucky small batch is no blow-up)."""
-    if len(losses) <= WINDOW:
-        return losses[-1] > BLOWUP * losses[0]
-    return sum(losses[-WINDOW:]) > BLOWUP * sum(losses[:WINDOW])
+def _blown_up(losses: np.ndarray, step: int) -> np.ndarray:
+    """Loss above BLOWUP × where it started, per run (column of losses[:step + 1]): for the first WINDOW steps each
+    loss against the first one, then the mean of the last WINDOW losses against the mean of the first WINDOW (so one
+    unlucky small batch is no blow-up)."""
+    if step < WINDOW:
+        return losses[step] > BLOWUP * losses[0]
+    return np.add.reduce(losses[step - WINDOW + 1 : step + 1], axis=0) > BLOWUP * np.add.reduce(losses[:WINDOW], axis=0)
 
 
 # ---------------------------------------------------------------- grids of runs (computed once, then explored)
@@ -536,11 +797,20 @@ def _blown_up(losses: list[float]) -> bool:
 
 def sweep(model: str, variants, lrs, warmups=(0,), **kwargs) -> dict[tuple, Run]:
     """Train every (variant, lr, warm-up) combination once: model "mlp" (variants = norms) or "transformer"
-    (variants = forms). Returns {(variant, lr, warmup_steps): Run}; extra keywords go to the training function."""
-    train = {"mlp": train_mlp, "transformer": train_transformer}.get(model) if isinstance(model, str) else None
+    (variants = forms). Returns {(variant, lr, warmup_steps): Run}; extra keywords go to the training function.
+    All settings of one variant are trained together, in lockstep (see the module docstring): each Run is the one
+    `train_mlp` / `train_transformer` gives for that setting."""
+    train = (
+        {"mlp": train_mlp_runs, "transformer": train_transformer_runs}.get(model) if isinstance(model, str) else None
+    )
     if train is None:
         raise ValueError(f"model: expected 'mlp' or 'transformer', got {model!r}")
-    return {(v, lr, w): train(v, lr=lr, warmup_steps=w, **kwargs) for v in variants for lr in lrs for w in warmups}
+    settings = [(lr, w) for lr in lrs for w in warmups]
+    grid = {}
+    for v in variants:
+        for (lr, w), run in zip(settings, train(v, settings, **kwargs), strict=True):
+            grid[(v, lr, w)] = run
+    return grid
 
 
 def final_loss(run: Run, last: int = 20) -> float:

@@ -239,9 +239,14 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
     return fig
 
 
-def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, title: str = "") -> Figure:
+def sweep_plot(
+    final_losses: dict, lrs, *, first_loss: float | None = None, guide_label: str | None = None, title: str = ""
+) -> Figure:
     """The loss reached at the end of training against the learning rate, one line per variant; a × on the top
-    edge (one row per variant) marks a learning rate at which that variant diverged (its value is NaN)."""
+    edge (one row per variant) marks a learning rate at which that variant diverged (its value is NaN).
+
+    first_loss: draw a dotted guide line at first_loss / 2, labelled `guide_label` (default: what it is, "half of
+    <first_loss>"). A guide only: `lnlib.training.trains` compares each run with its OWN first loss."""
     use_cjk_font()
     lrs = np.asarray(lrs, dtype=np.float64)
     lines = []
@@ -254,7 +259,8 @@ def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, titl
         f"（最后 20 步的平均），发散的学习率画成顶上的 ×：" + "；".join(lines) + "。"
     )
     if first_loss is not None:
-        alt += f"点线是初始损失的一半 {first_loss / 2:.3g}。"
+        guide_label = guide_label or f"{first_loss:.3g} 的一半 = {first_loss / 2:.3g}"
+        alt += f"点线：{guide_label}。"
     fig = _new_figure((6.4, 3.8), alt)
     ax = fig.subplots()
     top = max(float(np.nanmax(v)) for v in final_losses.values() if np.isfinite(v).any()) * 3
@@ -275,7 +281,7 @@ def sweep_plot(final_losses: dict, lrs, *, first_loss: float | None = None, titl
         )
     if first_loss is not None:
         ax.axhline(first_loss / 2, color=GUIDE, linewidth=1, linestyle=(0, (1, 3)), gid="guide")
-        ax.text(lrs[0], first_loss / 2, " 初始损失的一半", va="bottom", fontsize=8, color=MUTED_INK)
+        ax.text(lrs[0], first_loss / 2, f" {guide_label}", va="bottom", fontsize=8, color=MUTED_INK)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("学习率（对数刻度）")

@@ -1,10 +1,12 @@
 """lnlib.training: the API, determinism, argument checks, every hand-written backward pass against central
-differences and PyTorch autograd, Adam and the warm-up against closed forms and torch, and the defaults' learning
-goals (deterministic for a seed)."""
+differences and PyTorch autograd, the fused encoder stack against lnlib.transformer's, Adam and the warm-up against
+closed forms and torch, lockstep training (several runs side by side) against the runs trained alone, and the
+defaults' learning goals (deterministic for a seed)."""
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -136,32 +138,41 @@ def test_a_blow_up_stops_the_run_and_is_reported():
 def test_lean_norms_match_lnlib():
     x = np.random.default_rng(0).normal(2.0, 3.0, (7, 5))
     dy = np.random.default_rng(1).normal(size=(7, 5))
-    np.testing.assert_allclose(T.layer_norm_fwd(x), lnlib.layer_norm(x), atol=1e-12)
-    np.testing.assert_allclose(T.layer_norm_fwd(x, axis=0), lnlib.batch_norm(x), atol=1e-12)
-    np.testing.assert_allclose(T.rms_norm_fwd(x), lnlib.rms_norm(x), atol=1e-12)
-    for axis in (-1, 0):
-        xhat = T.layer_norm_fwd(x, axis=axis)
+    np.testing.assert_allclose(T.standardize(x)[0], lnlib.layer_norm(x), atol=1e-12)
+    np.testing.assert_allclose(T.standardize(x, axis=-2)[0], lnlib.batch_norm(x), atol=1e-12)
+    np.testing.assert_allclose(T.rms_scale(x)[0], lnlib.rms_norm(x), atol=1e-12)
+    for axis in (-1, -2):
+        xhat, _, _, std = T.standardize(x, axis=axis)
         want = lnlib.layer_norm_backward(dy, x, axis=axis)[0]
-        np.testing.assert_allclose(T.layer_norm_bwd(dy, x, xhat, axis=axis), want, atol=1e-12)
+        np.testing.assert_allclose(T.standardize_backward(dy, xhat, std, axis=axis), want, atol=1e-12)
+    # a leading run axis: each run is normalized on its own
+    stacked = np.stack([x, 10 * x + 3])
+    np.testing.assert_allclose(T.standardize(stacked, axis=-2)[0][1], lnlib.batch_norm(10 * x + 3), atol=1e-12)
 
 
-def test_batch_stats_match_lnlib_batchnorm():
+def test_mlp_batchnorm_statistics_match_lnlib_batchnorm():
+    """Training mode: batch statistics, running ones updated as lnlib.BatchNorm does; eval mode uses them."""
     rng = np.random.default_rng(2)
-    ours, ref = T.BatchStats(4), lnlib.BatchNorm(4)
+    model, ref = T.MLP("batch", 1, 4, rng), lnlib.BatchNorm(4)
     for _ in range(3):
-        x = rng.normal(1.0, 2.0, (6, 4))
-        np.testing.assert_allclose(ours(x, True), ref(x), atol=1e-12)
-    np.testing.assert_allclose(ours.mean, ref.running_mean, atol=1e-12)
-    np.testing.assert_allclose(ours.var, ref.running_var, atol=1e-12)
-    x = rng.normal(size=(1, 4))
-    np.testing.assert_allclose(ours(x, False), ref.eval()(x), atol=1e-12)
+        x = rng.normal(1.0, 2.0, (6, 2))
+        z = x @ model.params["w0"][0] + model.params["b0"][0]
+        _, record = model._forward(x, "train")
+        np.testing.assert_allclose(record[0][1][0], ref(z), atol=1e-12)  # x̂ of the block
+    np.testing.assert_allclose(model.bn_mean[0, 0, 0], ref.running_mean, atol=1e-12)
+    np.testing.assert_allclose(model.bn_var[0, 0, 0], ref.running_var, atol=1e-12)
+    x = rng.normal(size=(1, 2))
+    z = x @ model.params["w0"][0] + model.params["b0"][0]
+    logits, _ = model._forward(x, "eval")
+    h = np.maximum(ref.eval()(z), 0.0)  # γ = 1, β = 0
+    np.testing.assert_allclose(logits[0], h @ model.params["w_out"][0], atol=1e-12)
 
 
 def test_rms_backward_against_central_differences():
     rng = np.random.default_rng(3)
     x, dy = rng.normal(size=(3, 6)), rng.normal(size=(3, 6))
-    want = lnlib.numerical_gradient(lambda v: float(np.sum(dy * T.rms_norm_fwd(v))), x.copy())
-    np.testing.assert_allclose(T.rms_norm_bwd(dy, x, T.rms_norm_fwd(x)), want, rtol=1e-6, atol=1e-8)
+    want = lnlib.numerical_gradient(lambda v: float(np.sum(dy * T.rms_scale(v)[0])), x.copy())
+    np.testing.assert_allclose(T.rms_backward(dy, *T.rms_scale(x)), want, rtol=1e-6, atol=1e-8)
 
 
 def test_softmax_cross_entropy_against_central_differences():
@@ -189,8 +200,8 @@ def tiny_mlp(norm: str):
 @pytest.mark.parametrize("norm", T.NORMS)
 def test_mlp_gradients_against_central_differences(norm):
     model, x, y = tiny_mlp(norm)
-    _, grads, _, _ = model.loss_and_grads(x, y)
-    want = central_differences(lambda: model.loss_and_grads(x, y)[0], model.params)
+    _, grads = model.loss_and_grads(x, y)
+    want = central_differences(lambda: model.loss_and_grads(x, y)[0][0], model.params)
     assert_grads_close(grads, want)
 
 
@@ -206,8 +217,8 @@ def tiny_sequence_model(form: str):
 def test_transformer_gradients_against_central_differences(form):
     """Embedding, attention, feed-forward, LayerNorm (per form), head and cross-entropy, all at once."""
     model, tokens, targets = tiny_sequence_model(form)
-    _, grads, _ = model.loss_and_grads(tokens, targets)
-    want = central_differences(lambda: model.loss_and_grads(tokens, targets)[0], model.params)
+    _, grads = model.loss_and_grads(tokens, targets)
+    want = central_differences(lambda: model.loss_and_grads(tokens, targets)[0][0], model.params)
     assert_grads_close(grads, want, rtol=1e-4, atol=1e-7)
 
 
@@ -233,12 +244,12 @@ def torch_mlp_loss(torch, model, x, y, params):
 def test_mlp_gradients_against_torch(norm):
     torch = pytest.importorskip("torch")
     model, x, y = tiny_mlp(norm)
-    loss, grads, _, _ = model.loss_and_grads(x, y)
-    params = {k: torch.tensor(v, requires_grad=True) for k, v in model.params.items()}
+    loss, grads = model.loss_and_grads(x, y)
+    params = {k: torch.tensor(v[0], requires_grad=True) for k, v in model.params.items()}
     ref = torch_mlp_loss(torch, model, x, y, params)
     ref.backward()
-    assert loss == pytest.approx(ref.item(), rel=1e-12)
-    assert_grads_close(grads, {k: p.grad.numpy() for k, p in params.items()}, rtol=1e-9, atol=1e-12)
+    assert loss[0] == pytest.approx(ref.item(), rel=1e-12)
+    assert_grads_close({k: g[0] for k, g in grads.items()}, {k: p.grad.numpy() for k, p in params.items()}, 1e-9, 1e-12)
 
 
 def torch_sequence_loss(torch, model, tokens, targets, params):
@@ -249,16 +260,16 @@ def torch_sequence_loss(torch, model, tokens, targets, params):
         return F.layer_norm(v, (width,), eps=T.LN_EPS)
 
     def sub(i, u):
-        kind = model.stack.sublayers[i].kind
-        if kind == "ffn":
+        if model.kinds[i] == "ffn":
             return torch.relu(u @ params[f"{i}.w1"]) @ params[f"{i}.w2"]
-        q, k, v = u @ params[f"{i}.wq"], u @ params[f"{i}.wk"], u @ params[f"{i}.wv"]
+        wqkv = params[f"{i}.wqkv"]  # [W_Q | W_K | W_V]
+        q, k, v = u @ wqkv[:, :width], u @ wqkv[:, width : 2 * width], u @ wqkv[:, 2 * width :]
         att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(width), dim=-1)
         return (att @ v) @ params[f"{i}.wo"]
 
     h = F.embedding(torch.tensor(tokens), params["tok"]) + params["pos"]
-    form = model.stack.form
-    for i in range(len(model.stack.sublayers)):
+    form = model.form
+    for i in range(len(model.kinds)):
         if form == "pre":
             h = h + sub(i, ln(h))
         elif form == "post":
@@ -275,12 +286,33 @@ def torch_sequence_loss(torch, model, tokens, targets, params):
 def test_transformer_gradients_against_torch(form):
     torch = pytest.importorskip("torch")
     model, tokens, targets = tiny_sequence_model(form)
-    loss, grads, _ = model.loss_and_grads(tokens, targets)
-    params = {k: torch.tensor(v, requires_grad=True) for k, v in model.params.items()}
+    loss, grads = model.loss_and_grads(tokens, targets)
+    params = {k: torch.tensor(v[0], requires_grad=True) for k, v in model.params.items()}
     ref = torch_sequence_loss(torch, model, tokens, targets, params)
     ref.backward()
-    assert loss == pytest.approx(ref.item(), rel=1e-12)
-    assert_grads_close(grads, {k: p.grad.numpy() for k, p in params.items()}, rtol=1e-9, atol=1e-12)
+    assert loss[0] == pytest.approx(ref.item(), rel=1e-12)
+    assert_grads_close({k: g[0] for k, g in grads.items()}, {k: p.grad.numpy() for k, p in params.items()}, 1e-9, 1e-12)
+
+
+@pytest.mark.parametrize("form", T.FORMS)
+def test_sequence_model_runs_notebook_09s_stack(form):
+    """The training code's fused stack computes lnlib.transformer.stack_forward's output and the same weight
+    gradients as stack_backward (a loss ½‖y − t‖² per token, pushed through the training code's backward)."""
+    from lnlib import transformer as tf
+
+    rng = np.random.default_rng(8)
+    model, stack = T.SequenceModel(form, 3, 8, rng, seed=8), tf.make_stack(form, 3, 8, seed=8)
+    x, target = tf.batch_and_target(8, seed=8)  # 4 sequences of 16 tokens: use 6-token slices of them
+    x, target = x[:, : T.LENGTH], target[:, : T.LENGTH]
+    want, _, _ = tf.stack_forward(stack, x)
+    got, record = model.stack_forward(x.reshape(1, -1, 8), len(x))
+    np.testing.assert_allclose(got[0].reshape(x.shape), want, atol=1e-12)
+    model.stack_backward((got - target.reshape(1, -1, 8)) / (got.size // 8), record)
+    for i, ref in enumerate(tf.stack_backward(stack, x, target)):
+        if model.kinds[i] == "attn":
+            ref = {"wqkv": np.concatenate([ref["wq"], ref["wk"], ref["wv"]], axis=1), "wo": ref["wo"]}
+        for k, g in ref.items():
+            np.testing.assert_allclose(model.p.grads[f"{i}.{k}"][0], g, rtol=1e-9, atol=1e-12, err_msg=f"{i}.{k}")
 
 
 # ---------------------------------------------------------------- Adam and the warm-up
@@ -299,17 +331,36 @@ def test_adam_matches_torch_optim_adam():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(7)
     start = {"a": rng.normal(size=(3, 2)), "b": rng.normal(size=4)}
-    ours = T.Adam({k: v.copy() for k, v in start.items()})
+    params = T.Params({k: v[None] for k, v in start.items()})
+    ours = T.Adam(params)
     ref = {k: torch.tensor(v.copy(), requires_grad=True) for k, v in start.items()}
     opt = torch.optim.Adam(ref.values(), lr=0.01)
     for _ in range(5):
         grads = {k: rng.normal(size=v.shape) for k, v in start.items()}
-        ours.step(grads, 0.01)
+        for k, g in grads.items():
+            params.grads[k][0] = g
+        ours.step(0.01)
         for k, p in ref.items():
             p.grad = torch.tensor(grads[k])
         opt.step()
     for k in start:
-        np.testing.assert_allclose(ours.params[k], ref[k].detach().numpy(), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(params.values[k][0], ref[k].detach().numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_adam_with_one_learning_rate_per_run_steps_each_run_as_adam_step():
+    """Several runs, each its own learning rate, and (P = 20 000) several column blocks: bit for bit adam_step."""
+    rng = np.random.default_rng(9)
+    params = T.Params({"w": rng.normal(size=(3, 100, 150)), "b": rng.normal(size=(3, 5000))})
+    opt = T.Adam(params)
+    assert opt.cols < params.flat.shape[1]  # the update really goes block by block
+    start, m, v = params.flat.copy(), np.zeros_like(params.flat), np.zeros_like(params.flat)
+    lrs = (0.1, 0.0, 0.01)
+    for t in (1, 2, 3):
+        params.grad[...] = rng.normal(size=params.grad.shape)
+        opt.step(np.array(lrs))
+        for r, lr in enumerate(lrs):
+            start[r], m[r], v[r] = T.adam_step(start[r], params.grad[r], m[r], v[r], t, lr)
+    np.testing.assert_array_equal(params.flat, start)
 
 
 def test_warmup_closed_form():
@@ -400,6 +451,79 @@ def small_grids():
     mlp = T.sweep("mlp", ("layer", "none"), (1e-2, 5.0), steps=20, depth=3)
     tf = T.sweep("transformer", ("post", "pre"), (1e-3, 3e-3), (0, 5), steps=8, depth=1, width=8)
     return {"MLP": mlp, "Transformer": tf}
+
+
+def test_lockstep_runs_equal_the_single_runs():
+    """sweep trains the settings of one variant side by side: each Run equals training that setting alone, even
+    when another run of the batch diverges (it is dropped from the batch, never mixes with the others)."""
+    settings = [(1e-2, 0), (5.0, 0), (3e-2, 5)]
+    for norm in ("batch", "none"):
+        together = T.train_mlp_runs(norm, settings, depth=3, steps=25, seed=2)
+        for (lr, w), run in zip(settings, together, strict=True):
+            alone = T.train_mlp(norm, depth=3, steps=25, seed=2, lr=lr, warmup_steps=w)
+            assert run.diverged == alone.diverged and run.losses.size == alone.losses.size
+            np.testing.assert_allclose(run.losses, alone.losses, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(run.grad_norms, alone.grad_norms, rtol=1e-12)
+            np.testing.assert_array_equal(run.lrs, alone.lrs)
+            assert run.test_accuracy == alone.test_accuracy or (run.diverged and math.isnan(run.test_accuracy))
+            assert sorted(run.snapshots) == sorted(alone.snapshots)
+            for step, snap in run.snapshots.items():
+                for a, b in zip(
+                    snap.activations + snap.gradients,
+                    alone.snapshots[step].activations + alone.snapshots[step].gradients,
+                    strict=True,
+                ):
+                    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    assert together[1].diverged  # lr 5 blew up in the batch
+    settings = [(1e-3, 0), (3e-3, 4), (0.5, 0)]
+    together = T.train_transformer_runs("post", settings, depth=2, width=8, steps=30, seed=1)
+    for (lr, w), run in zip(settings, together, strict=True):
+        alone = T.train_transformer("post", depth=2, width=8, steps=30, seed=1, lr=lr, warmup_steps=w)
+        assert run.diverged == alone.diverged
+        np.testing.assert_allclose(run.losses, alone.losses, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(run.grad_norms, alone.grad_norms, rtol=1e-12)
+        assert run.test_accuracy == alone.test_accuracy or math.isnan(alone.test_accuracy)
+
+
+def test_a_diverging_sweep_prints_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grid = T.sweep("mlp", ("none",), (1e-2, 1e3), steps=30, depth=3)
+    assert grid[("none", 1e3, 0)].diverged and not grid[("none", 1e-2, 0)].diverged
+
+
+@pytest.mark.parametrize(
+    ("settings", "error"),
+    [([], ValueError), ([(0.0, 0)], ValueError), ([(1e-3, -1)], ValueError), ([1e-3], TypeError), (3, TypeError)],
+)
+def test_lockstep_rejects_bad_settings(settings, error):
+    with pytest.raises(error, match="settings|lr|warmup_steps"):
+        T.train_mlp_runs("layer", settings, steps=2)
+    with pytest.raises(error, match="settings|lr|warmup_steps"):
+        T.train_transformer_runs("pre", settings, steps=2)
+
+
+def test_batched_evaluation_equals_one_batch_at_a_time():
+    """MLP.accuracy evaluates all evaluation batches as one array; the same as a loop over the batches."""
+    run = T.train_mlp("batch", depth=3, steps=30)
+    x, y = T.spiral(seed=1)
+    for size in (1, 7, 16, 600):
+        for batch_stats in (False, True):
+            correct = 0
+            for start in range(0, len(x), size):
+                xs = x[start : start + size]
+                if batch_stats:  # batch statistics by hand: lnlib.batch_norm over this batch
+                    h = xs
+                    for i in range(3):
+                        z = h @ run.model.params[f"w{i}"][0] + run.model.params[f"b{i}"][0]
+                        zhat = np.zeros_like(z) if len(z) == 1 else lnlib.batch_norm(z, eps=T.LN_EPS)
+                        h = np.maximum(run.model.params[f"gamma{i}"][0] * zhat + run.model.params[f"beta{i}"][0], 0)
+                    logits = h @ run.model.params["w_out"][0] + run.model.params["b_out"][0]
+                else:
+                    logits, _ = run.model._forward(xs, "eval")
+                    logits = logits[0]
+                correct += int(np.sum(np.argmax(logits, axis=-1) == y[start : start + size]))
+            assert run.model.accuracy(x, y, batch_size=size, batch_stats=batch_stats) == correct / len(x)
 
 
 def test_plots_draw_every_series_with_chinese_labels(small_grids):
