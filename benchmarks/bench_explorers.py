@@ -21,8 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-from lnlib import groups, invariance, numerics, pitfalls, plots, tables, widgets
+from lnlib import groups, invariance, numerics, pitfalls, plots, tables, training, training_widgets, widgets
 from lnlib.stages import layer_norm_steps
+from lnlib.training_plots import explorer_figure, select
+from lnlib.training_widgets import summary_html
 from lnlib.transformer import attention_at_scale, entropy
 
 
@@ -74,6 +76,23 @@ def old_variance(e):
 def old_batch(e):
     bn, ln = invariance.batch_dependence(e.scale.value, e.matrix)
     return tables.token_table(bn, e.tokens).to_html() + tables.token_table(ln, e.tokens).to_html(), b""
+
+
+def old_vector_text(e):
+    return old_vector(e)  # before issue 16 every text change built a new figure, as the old render does
+
+
+def old_training(e):
+    model, variants, lr, warmup = e.state()
+    return summary_html(select(e.grids[model], variants, lr, warmup)), plots.to_png(
+        explorer_figure(e.grids[model], variants, lr, warmup)
+    )
+
+
+def training_explorer():
+    """A grid like notebook 15's transformer grid, trained once (a few steps: the drawing is what is timed)."""
+    grid = training.sweep("transformer", ("post", "pre"), (1e-3, 3e-3, 1e-2, 3e-2), (0, 50), steps=200, depth=2)
+    return training_widgets.TrainingExplorer({"Transformer": grid})
 
 
 def log_steps(start_exp, step, n):
@@ -142,6 +161,22 @@ CASES = [
         old_depth,
     ),
     (
+        "VectorExplorer",
+        "向量 x（同长）",
+        widgets.VectorExplorer,
+        lambda e: e.text,
+        lambda n: [f"{i + 2}, {i + 4}, {i + 6}, {i + 9}" for i in range(n)],
+        old_vector_text,
+    ),
+    (
+        "TrainingExplorer",
+        "学习率",
+        training_explorer,
+        lambda e: e.lr,
+        lambda n: [1e-3, 1e-2, 3e-2, 3e-3] * n,
+        old_training,
+    ),
+    (
         "VarianceExplorer",
         "k",
         widgets.VarianceExplorer,
@@ -172,8 +207,10 @@ def measure(repeat: int) -> list[dict]:
             start = time.perf_counter()
             control(explorer).value = value
             new_times.append(time.perf_counter() - start)
-            if name == "AxisExplorer" or name == "DepthExplorer":
+            if name in ("AxisExplorer", "DepthExplorer"):
                 explorer._live._cache.clear()  # few states: count drawing, not the frame cache
+            if name == "TrainingExplorer":
+                explorer._frames.clear()  # few states: count drawing, not the kept frames
             start = time.perf_counter()
             old(explorer)
             old_times.append(time.perf_counter() - start)
