@@ -42,3 +42,15 @@ def test_the_transformer_of_notebook_09_stays_on_the_numpy_path():
 
 def test_plots_load_matplotlib_but_not_the_compiler_or_scipy():
     assert loaded_after("import lnlib.plots") & {"numba", "scipy", "torch", "ipywidgets"} == set()
+
+
+def test_tables_and_plots_render_without_pandas():
+    """A notebook's tables and figures need neither pandas nor jinja2 (pandas' Styler): only `.frame` imports pandas."""
+    code = (
+        "import lnlib\n"
+        "from lnlib import groups, pitfalls, plots, tables\n"
+        "tables.stage_table(lnlib.layer_norm_steps([2, 4, 6, 8])).to_html()\n"
+        "repr(tables.eps_placement_table(pitfalls.eps_placement({'a': [2, 4, 6, 8]})))\n"
+        "plots.to_png(plots.highlight_heatmap(groups.selection(lnlib.TOKEN_MATRIX, 'row', index=2)))\n"
+    )
+    assert loaded_after(code) & {"pandas", "jinja2"} == set()
