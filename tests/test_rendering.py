@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import warnings
 
@@ -11,6 +12,7 @@ import pandas as pd
 import pytest
 from helpers import td_texts as cells
 from matplotlib import font_manager
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 import lnlib
 from lnlib import groups, labels, plots, tables
@@ -156,3 +158,17 @@ def test_table_ids_differ_when_caption_precision_or_highlight_differ():
     ids = [table_id(t) for t in variants]
     assert all(len(i) == 1 for i in ids)
     assert len({next(iter(i)) for i in ids}) == len(variants)
+
+
+def test_the_shared_mathtext_parser_leaves_every_pixel_as_it_was():
+    """plots' canvas shares one mathtext parser between the two renderers of savefig(bbox_inches="tight"); the PNG
+    must equal the one matplotlib's own Agg canvas makes (TeX title, TeX axis labels, log-axis tick labels)."""
+    offsets = 10.0 ** np.arange(0, 8.5, 0.5)
+    rows = (offsets[:, None] + np.arange(4.0)).astype(np.float32)
+    fig = plots.variance_error_plot(offsets, rows.var(axis=1), rows.var(axis=1), 1.25)
+    ours = plots.to_png(fig)
+    FigureCanvasAgg(fig)  # matplotlib's canvas: one parser per renderer
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    assert ours == buf.getvalue()
+    assert isinstance(plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8])).canvas, FigureCanvasAgg)
