@@ -37,7 +37,8 @@ import numba  # numba's own start-up, paid once per process by any numba user: i
 from numba.core.registry import cpu_target
 cpu_target.target_context.refresh()
 out["numba_init_s"] = time.perf_counter() - t
-x32 = np.random.default_rng(0).standard_normal((64, 768)).astype(np.float32)
+rows = max(64, -(-_fast.MIN_SIZE // 768))  # big enough for the compiled loop
+x32 = np.random.default_rng(0).standard_normal((rows, 768)).astype(np.float32)
 g = np.ones(768, np.float32)
 for name, x, args in (("float32", x32, (g, g)), ("float64", x32.astype(np.float64), ())):
     t = time.perf_counter()

@@ -49,7 +49,8 @@ class LiveFigure:
 
     def __init__(self, fig: Figure, dpi: int = DPI):
         self.fig = fig
-        FigureCanvasAgg(fig)
+        if not isinstance(fig.canvas, FigureCanvasAgg):  # lnlib.plots' figures already have one (see plots._Canvas)
+            FigureCanvasAgg(fig)
         fig.set_dpi(dpi)
         self._engine = fig.get_layout_engine()  # kept for `relayout`
         self._animated: list[Artist] = []

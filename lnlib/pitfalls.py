@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ._checks import as_real_array, check_eps
 from .stages import LayerNormSteps, center, layer_norm_steps, normalize, std, variance
@@ -109,10 +108,20 @@ EPS_PLACEMENT_COLUMNS = ("std", "std_eps", "std_plus_eps", "xhat1_inside", "xhat
 
 @dataclass(frozen=True)
 class EpsPlacement:
-    """ε and, per input row, σ, √(σ² + ε), σ + ε and x̂₁ both ways (`frame`, columns `EPS_PLACEMENT_COLUMNS`)."""
+    """ε and, per input row, σ, √(σ² + ε), σ + ε and x̂₁ both ways: `values[i]` holds the columns
+    `EPS_PLACEMENT_COLUMNS` of the row named `names[i]`; `frame` is the same as a pandas DataFrame."""
 
     eps: float
-    frame: pd.DataFrame
+    names: tuple[str, ...]
+    values: np.ndarray
+
+    columns = EPS_PLACEMENT_COLUMNS
+
+    @property
+    def frame(self):
+        import pandas as pd  # lazy: the notebooks show `tables.eps_placement_table`, which needs no pandas
+
+        return pd.DataFrame(self.values, index=list(self.names), columns=list(EPS_PLACEMENT_COLUMNS))
 
 
 def eps_placement(rows: dict, eps: float = 1e-5) -> EpsPlacement:
@@ -130,7 +139,7 @@ def eps_placement(rows: dict, eps: float = 1e-5) -> EpsPlacement:
         inside = float(normalize(v, eps=eps)[0])
         outside = float(normalize_std_plus_eps(v, eps=eps)[0])
         records.append((s, float(np.hypot(s, np.sqrt(eps))), s + eps, inside, outside, abs(inside - outside)))
-    return EpsPlacement(eps, pd.DataFrame(records, index=list(rows), columns=list(EPS_PLACEMENT_COLUMNS)))
+    return EpsPlacement(eps, tuple(rows), np.array(records, dtype=np.float64))
 
 
 @dataclass(frozen=True)

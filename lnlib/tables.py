@@ -1,18 +1,22 @@
-"""pandas tables of the stages and matrices, with deterministic HTML (fixed uuid, fixed precision).
+"""The course's tables, with deterministic HTML (fixed id, fixed precision) and aligned plain text.
 
 Renderers only: every function takes numbers or a result computed by a topic module (`stages`, `groups`,
 `pitfalls`, `invariance`, `numerics`) and lays it out; the words come from `lnlib.labels`.
 Every function returns a `Table`: it shows as a styled HTML table in Jupyter and as aligned text elsewhere,
-and never prints a memory address. `.frame` is the underlying DataFrame (numbers, not strings).
+and never prints a memory address. `.frame` is the same table as a pandas DataFrame (numbers, not strings).
+
+A Table renders itself, without pandas: the HTML is the markup of pandas' Styler and the text the layout of
+DataFrame.to_string, written out here (tests/test_table_render.py compares both with pandas on every table), so a
+notebook does not pay for importing pandas (about a third of a second in every kernel); `.frame` imports it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from . import invariance
 from .data import TOKENS
@@ -40,6 +44,7 @@ __all__ = [
     "STAGE_LABELS",
     "HIGHLIGHT_TEXT",
     "VARIANCE_METHODS",
+    "Grid",
     "Table",
     "axis_stats_table",
     "ddof_table",
@@ -61,39 +66,81 @@ PRECISION = 3
 HIGHLIGHT_COLOR = "#fde68a"  # pale yellow behind highlighted cells
 HIGHLIGHT_TEXT = "#111827"  # text on the highlight, set explicitly (a dark theme's light text would vanish): 14:1
 _UUID_PLACEHOLDER = "lnuuidplaceholder"
-_CELL = "\ue000"  # a private-use character: marks the cells of a kept layout (see Table.to_html)
-_CELL_SPLIT = re.compile(f"{_CELL}([0-9]+){_CELL}")
-TEMPLATE_CACHE_SIZE = 256
-_TEMPLATES: dict[tuple, list[str]] = {}
 
 _CSS = [
-    {"selector": "th", "props": "text-align: center; padding: 2px 10px;"},
-    {"selector": "td", "props": "text-align: right; padding: 2px 10px; font-family: monospace;"},
-    {"selector": "caption", "props": "caption-side: top; font-weight: bold; padding-bottom: 4px; white-space: nowrap;"},
+    ("th", "text-align: center; padding: 2px 10px;"),
+    ("td", "text-align: right; padding: 2px 10px; font-family: monospace;"),
+    ("caption", "caption-side: top; font-weight: bold; padding-bottom: 4px; white-space: nowrap;"),
 ]
 
 
-def _with_id(html: str) -> str:
-    digest = hashlib.sha1(html.encode("utf-8")).hexdigest()
-    return html.replace(_UUID_PLACEHOLDER, "ln" + digest[:10])
+@dataclass(frozen=True)
+class Grid:
+    """What a table holds: row labels, column labels, the cells (numbers or text, row by row), the index name."""
+
+    index: tuple
+    columns: tuple
+    cells: tuple
+    index_name: str | None = None
+
+    @classmethod
+    def of(cls, cells, index: Sequence, columns: Sequence, index_name: str | None = None) -> Grid:
+        rows = tuple(tuple(row) for row in cells)
+        if len(rows) != len(index) or any(len(row) != len(columns) for row in rows):
+            raise ValueError(f"cells: expected {len(index)} rows of {len(columns)} cells")
+        return cls(tuple(index), tuple(columns), rows, index_name or None)
+
+    @classmethod
+    def from_columns(cls, columns: dict, index: Sequence, index_name: str | None = None) -> Grid:
+        """One list of values per column label, like pandas.DataFrame(dict, index=…)."""
+        values = [list(v) for v in columns.values()]
+        return cls.of(zip(*values, strict=True) if values else [()] * len(index), index, list(columns), index_name)
+
+    @classmethod
+    def from_frame(cls, frame) -> Grid:
+        """The grid of a pandas DataFrame (single-level index and columns)."""
+        cells = frame.to_numpy(dtype=object).tolist()
+        return cls.of(cells, list(frame.index), list(frame.columns), frame.index.name)
+
+    def to_frame(self):
+        """The grid as a pandas DataFrame: numeric columns become float64, text columns object."""
+        import pandas as pd  # lazy: only tests and learners who ask for `.frame` pay for importing pandas
+
+        frame = pd.DataFrame(
+            {j: [row[j] for row in self.cells] for j in range(len(self.columns))}, index=list(self.index)
+        )
+        frame.columns = list(self.columns)
+        frame.index.name = self.index_name
+        return frame
+
+
+def _is_nan(v) -> bool:
+    return isinstance(v, (float, np.floating)) and bool(np.isnan(v))
 
 
 class Table:
-    """A DataFrame plus how to show it: HTML in notebooks, plain text in terminals and nbval's text/plain.
+    """A grid of numbers plus how to show it: HTML in notebooks, plain text in terminals and nbval's text/plain.
 
-    The HTML is a function of what is displayed: numbers are formatted at `precision` (never "-0.000"), and the
-    table's id is a hash of the rendered HTML itself (caption, formatted cells, highlight), not of the float bits,
-    so a table renders identically on every machine whose rounded numbers agree.
+    `data` is a `Grid` or a pandas DataFrame. The HTML is a function of what is displayed: numbers are formatted at
+    `precision` (never "-0.000"), and the table's id is a hash of the rendered HTML itself (caption, formatted
+    cells, highlight), not of the float bits, so a table renders identically on every machine whose rounded
+    numbers agree.
     """
 
-    def __init__(
-        self, frame: pd.DataFrame, caption: str = "", highlight=None, precision: int = PRECISION, na_rep: str = ""
-    ):
-        self.frame = frame
+    def __init__(self, data, caption: str = "", highlight=None, precision: int = PRECISION, na_rep: str = ""):
+        self.grid = data if isinstance(data, Grid) else Grid.from_frame(data)
+        self._frame = None if isinstance(data, Grid) else data
         self.caption = caption
         self.precision = precision
         self.highlight = highlight  # optional (row labels, column labels) to shade
         self.na_rep = na_rep  # how a NaN shows: empty by default, "NaN" where a NaN is a result to see
+
+    @property
+    def frame(self):
+        """The table as a pandas DataFrame (built on first use)."""
+        if self._frame is None:
+            self._frame = self.grid.to_frame()
+        return self._frame
 
     def _format(self, v) -> str:
         if isinstance(v, (float, np.floating)):
@@ -103,58 +150,72 @@ class Table:
             return text[1:] if text.startswith("-") and not text.strip("-0.") else text
         return str(v)
 
+    def _highlighted(self) -> list[tuple[int, int]]:
+        if self.highlight is None:
+            return []
+        rows, cols = self.highlight
+        rows, cols = set(rows), set(cols)
+        g = self.grid
+        for label in rows - set(g.index):
+            raise KeyError(f"highlight: no row labelled {label!r}")
+        for label in cols - set(g.columns):
+            raise KeyError(f"highlight: no column labelled {label!r}")
+        return [(i, j) for i, r in enumerate(g.index) if r in rows for j, c in enumerate(g.columns) if c in cols]
+
     def to_html(self) -> str:
-        """The styled HTML table (pandas Styler), its id a hash of the HTML itself.
-
-        Styler takes milliseconds per table, too slow for an explorer that redraws on every slider step; its
-        output depends on the table's layout (labels, highlight), not on the numbers or the caption's words. So
-        the layout is rendered once, with a placeholder in every cell and in the caption, and kept; each call
-        formats the numbers and the caption into it.
-        `styled_html()` is the same HTML straight from Styler (tests compare the two).
-        """
-        key = self._layout_key()
-        template = _TEMPLATES.get(key)
-        if template is None:
-            cells = [
-                [f"{_CELL}{i * self.frame.shape[1] + j}{_CELL}" for j in range(self.frame.shape[1])]
-                for i in range(self.frame.shape[0])
-            ]
-            blank = pd.DataFrame(cells, index=self.frame.index, columns=self.frame.columns)
-            caption = f"{_CELL}{blank.size}{_CELL}" if self.caption else ""
-            template = _TEMPLATES[key] = _CELL_SPLIT.split(self._styler(blank, str, caption).to_html())
-            while len(_TEMPLATES) > TEMPLATE_CACHE_SIZE:
-                _TEMPLATES.pop(next(iter(_TEMPLATES)))
-        values = [self._format(v) for v in self.frame.to_numpy(dtype=object).ravel()] + [self.caption]
-        parts = [values[int(p)] if i % 2 else p for i, p in enumerate(template)]
-        return _with_id("".join(parts))
-
-    def styled_html(self) -> str:
-        """`to_html()` computed by pandas Styler directly, without the kept layout."""
-        return _with_id(self._styler(self.frame, self._format, self.caption).to_html())
-
-    def _styler(self, frame: pd.DataFrame, formatter, caption: str):
-        styler = frame.style.format(formatter).set_table_styles(_CSS).set_uuid(_UUID_PLACEHOLDER)
-        if caption:
-            styler = styler.set_caption(caption)
-        if self.highlight is not None:
-            rows, cols = self.highlight
-            shade = {"background-color": HIGHLIGHT_COLOR, "color": HIGHLIGHT_TEXT}
-            styler = styler.set_properties(subset=(rows, cols), **shade)
-        return styler
-
-    def _layout_key(self) -> tuple:
-        f = self.frame
-        return (
-            tuple(f.index),
-            tuple(f.columns),
-            tuple(f.index.names),
-            tuple(f.columns.names),
-            bool(self.caption),
-            repr(self.highlight),
-        )
+        """The markup of pandas' Styler for this table (`format`, `set_table_styles`, `set_caption`,
+        `set_properties` on the highlight), with a uuid derived from the markup itself."""
+        g, t = self.grid, "T_" + _UUID_PLACEHOLDER
+        css = []
+        for selector, props in _CSS:
+            css.append(f"#{t} {selector} {{")
+            css += [f"  {p.strip()};" for p in props.split(";") if p.strip()]
+            css.append("}")
+        cells = self._highlighted()
+        if cells:
+            css.append(", ".join(f"#{t}_row{i}_col{j}" for i, j in cells) + " {")
+            css += [f"  background-color: {HIGHLIGHT_COLOR};", f"  color: {HIGHLIGHT_TEXT};", "}"]
+        lines = ['<style type="text/css">', *css, "</style>", f'<table id="{t}">']
+        if self.caption:
+            lines.append(f"  <caption>{self.caption}</caption>")
+        lines += ["  <thead>", "    <tr>", '      <th class="blank level0" >&nbsp;</th>']
+        for j, c in enumerate(g.columns):
+            lines.append(f'      <th id="{t}_level0_col{j}" class="col_heading level0 col{j}" >{c}</th>')
+        lines.append("    </tr>")
+        if g.index_name is not None:
+            lines += ["    <tr>", f'      <th class="index_name level0" >{g.index_name}</th>']
+            lines += [f'      <th class="blank col{j}" >&nbsp;</th>' for j in range(len(g.columns))]
+            lines.append("    </tr>")
+        lines += ["  </thead>", "  <tbody>"]
+        for i, (label, row) in enumerate(zip(g.index, g.cells, strict=True)):
+            lines += ["    <tr>", f'      <th id="{t}_level0_row{i}" class="row_heading level0 row{i}" >{label}</th>']
+            for j, v in enumerate(row):
+                lines.append(f'      <td id="{t}_row{i}_col{j}" class="data row{i} col{j}" >{self._format(v)}</td>')
+            lines.append("    </tr>")
+        lines += ["  </tbody>", "</table>", ""]
+        html = "\n".join(lines)
+        digest = hashlib.sha1(html.encode("utf-8")).hexdigest()
+        return html.replace(_UUID_PLACEHOLDER, "ln" + digest[:10])
 
     def to_text(self) -> str:
-        body = self.frame.to_string(formatters=dict.fromkeys(self.frame.columns, self._format))
+        """The layout of DataFrame.to_string with these formatters: the row labels left-aligned, every column
+        right-aligned to its widest entry, one space between columns; a NaN shows as NaN."""
+        g = self.grid
+        columns = [
+            [str(c)] + ["NaN" if _is_nan(row[j]) else self._format(row[j]) for row in g.cells]
+            for j, c in enumerate(g.columns)
+        ]
+        labels = [str(r) for r in g.index]
+        index_width = max([len(x) for x in labels] + ([len(g.index_name)] if g.index_name is not None else []))
+        widths = [max(len(x) for x in col) for col in columns]
+        header = " " * index_width + "".join(" " + col[0].rjust(w) for col, w in zip(columns, widths, strict=True))
+        lines = [header]
+        if g.index_name is not None:
+            lines.append(g.index_name.ljust(len(header)))
+        for i, label in enumerate(labels):
+            cells = "".join(" " + col[i + 1].rjust(w) for col, w in zip(columns, widths, strict=True))
+            lines.append(label.ljust(index_width) + cells)
+        body = "\n".join(lines)
         return f"{self.caption}\n{body}" if self.caption else body
 
     def _repr_html_(self) -> str:
@@ -184,9 +245,8 @@ def stage_table(steps: LayerNormSteps, *, affine: bool = False, caption: str = "
             rows.append([np.nan] * d + [float(value)])
         else:
             rows.append(list(value) + [np.nan])
-    frame = pd.DataFrame(rows, index=[STAGE_LABELS[n] for n in names], columns=dim_labels(d) + [SCALAR_COLUMN])
-    frame.index.name = "步骤"
-    return Table(frame, caption or f"LayerNorm 逐步计算（ε = {steps.eps:g}）")
+    grid = Grid.of(rows, [STAGE_LABELS[n] for n in names], dim_labels(d) + [SCALAR_COLUMN], "步骤")
+    return Table(grid, caption or f"LayerNorm 逐步计算（ε = {steps.eps:g}）")
 
 
 def token_table(matrix, tokens=TOKENS, *, caption: str = "", highlight=None) -> Table:
@@ -194,9 +254,7 @@ def token_table(matrix, tokens=TOKENS, *, caption: str = "", highlight=None) -> 
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2 or values.shape[0] != len(tokens):
         raise ValueError(f"matrix: expected shape ({len(tokens)}, d) to match tokens, got {values.shape}")
-    frame = pd.DataFrame(values, index=list(tokens), columns=dim_labels(values.shape[1]))
-    frame.index.name = "token"
-    return Table(frame, caption, highlight=highlight)
+    return Table(Grid.of(values, list(tokens), dim_labels(values.shape[1]), "token"), caption, highlight=highlight)
 
 
 def stats_table(labels, columns: dict, *, caption: str = "", index_name: str = "") -> Table:
@@ -206,9 +264,7 @@ def stats_table(labels, columns: dict, *, caption: str = "", index_name: str = "
     for name, v in data.items():
         if v.size != len(labels):
             raise ValueError(f"columns: column {name!r} has {v.size} values for {len(labels)} labels")
-    frame = pd.DataFrame(data, index=labels)
-    frame.index.name = index_name or None
-    return Table(frame, caption)
+    return Table(Grid.from_columns(data, labels, index_name), caption)
 
 
 def _expect(value, kind: type, name: str, made_by: str):
@@ -236,9 +292,7 @@ def vectors_table(rows: dict, *, caption: str = "", index_name: str = "") -> Tab
     values = [np.asarray(v, dtype=np.float64).reshape(-1) for v in rows.values()]
     if len({v.size for v in values}) != 1:
         raise ValueError(f"rows: expected vectors of one length, got lengths {[v.size for v in values]}")
-    frame = pd.DataFrame(values, index=list(rows), columns=dim_labels(values[0].size))
-    frame.index.name = index_name or None
-    return Table(frame, caption)
+    return Table(Grid.of(values, list(rows), dim_labels(values[0].size), index_name), caption)
 
 
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
@@ -250,16 +304,9 @@ def epsilon_summary(effect: EpsilonEffect) -> Table:
     Takes `pitfalls.epsilon_effect(x, eps)`.
     """
     _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
-    frame = pd.DataFrame(
-        {
-            "σ²": [effect.variance],
-            "ε": [effect.eps],
-            "σ² / (σ² + ε)": [effect.kept],
-            "x̂ 的方差": [effect.xhat_variance],
-        },
-        index=["这一行"],
-    )
-    return Table(frame, f"ε = {effect.eps:.0e} 时 x̂ 的方差", precision=6)
+    row = {"σ²": effect.variance, "ε": effect.eps, "σ² / (σ² + ε)": effect.kept, "x̂ 的方差": effect.xhat_variance}
+    grid = Grid.of([[float(v) for v in row.values()]], ["这一行"], list(row))
+    return Table(grid, f"ε = {effect.eps:.0e} 时 x̂ 的方差", precision=6)
 
 
 _EPS_PLACEMENT_HEADERS = {
@@ -275,9 +322,8 @@ _EPS_PLACEMENT_HEADERS = {
 def eps_placement_table(placement: EpsPlacement) -> Table:
     """`pitfalls.eps_placement(rows, eps)` with Chinese headers: √(σ² + ε) versus σ + ε (notebook 04)."""
     p = _expect(placement, EpsPlacement, "placement", "lnlib.pitfalls.eps_placement(rows, eps)")
-    shown = p.frame.rename(columns=_EPS_PLACEMENT_HEADERS)
-    shown.index.name = "输入行"
-    return Table(shown, f"ε 放在哪里（ε = {p.eps:g}）", precision=4)
+    headers = [_EPS_PLACEMENT_HEADERS[c] for c in p.columns]
+    return Table(Grid.of(p.values, p.names, headers, "输入行"), f"ε 放在哪里（ε = {p.eps:g}）", precision=4)
 
 
 def ddof_table(comparison: DdofComparison) -> Table:
@@ -296,9 +342,9 @@ def ddof_table(comparison: DdofComparison) -> Table:
         rec.update({f"x̂ {name}": float(v) for name, v in zip(dim_labels(c.d), xhat, strict=True)})
         rec["x̂ 的方差（÷ d）"] = xhat_var
         records[label] = rec
-    frame = pd.DataFrame.from_dict(records, orient="index")
-    frame.index.name = "方差的分母"
-    return Table(frame, f"x = {vector_text(c.x)}：除以 d 还是 d − 1")
+    columns = list(next(iter(records.values())))
+    grid = Grid.of([list(rec.values()) for rec in records.values()], list(records), columns, "方差的分母")
+    return Table(grid, f"x = {vector_text(c.x)}：除以 d 还是 d − 1")
 
 
 def scale_shift_table(result: ScaleShift) -> Table:
@@ -308,10 +354,11 @@ def scale_shift_table(result: ScaleShift) -> Table:
     """
     r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
     names = ["原来的 x", f"变换后 {r.scale:.3g}·x + {r.shift:.3g}", "变换后的 x̂"]
-    frame = pd.DataFrame([np.asarray(v) for v in r.rows], index=names, columns=dim_labels(r.x.size))
-    frame["μ"] = r.means
-    frame["σ"] = r.stds
-    return Table(frame, "缩放和平移：x 在动，x̂ 不动")
+    cells = [
+        [*np.asarray(v, dtype=np.float64), float(mu), float(sd)]
+        for v, mu, sd in zip(r.rows, r.means, r.stds, strict=True)
+    ]
+    return Table(Grid.of(cells, names, [*dim_labels(r.x.size), "μ", "σ"]), "缩放和平移：x 在动，x̂ 不动")
 
 
 def row_stats_table(stats: GroupStats, tokens=TOKENS, *, caption: str = "", name: str = "y") -> Table:
@@ -339,19 +386,18 @@ def invariance_table(results: dict[str, list[Verdict]]) -> Table:
     _expect(results, dict, "results", "lnlib.invariance.table1(norms)")
     if not results:
         raise ValueError("results: expected the verdicts of at least one normalization")
-    frame = pd.DataFrame(index=[t.label for t in invariance.TRANSFORMS])
-    frame.index.name = "变换"
-    frame["做法"] = [t.how for t in invariance.TRANSFORMS]
+    columns = {"做法": [t.how for t in invariance.TRANSFORMS]}  # column label → values, in display order
     for norm, verdicts in results.items():
         if [v.transform for v in verdicts] != list(invariance.TRANSFORMS):
             raise ValueError(f"results: the verdicts of {norm!r} do not follow invariance.TRANSFORMS")
         label = invariance.NORM_LABELS.get(norm, norm)
-        frame[f"{label}：输出最大变化"] = [v.max_change for v in verdicts]
-        frame[f"{label}：不变？"] = ["✓" if v.invariant else "✗" for v in verdicts]
+        columns[f"{label}：输出最大变化"] = [v.max_change for v in verdicts]
+        columns[f"{label}：不变？"] = ["✓" if v.invariant else "✗" for v in verdicts]
         paper = invariance.PAPER_TABLE1.get(norm)
         if paper is not None:
-            frame[f"{label}：论文"] = ["✓" if paper[t.key] else "✗" for t in invariance.TRANSFORMS]
-    return Table(frame, "Ba, Kiros & Hinton (2016) 表 1：用计算重现", precision=3)
+            columns[f"{label}：论文"] = ["✓" if paper[t.key] else "✗" for t in invariance.TRANSFORMS]
+    grid = Grid.from_columns(columns, [t.label for t in invariance.TRANSFORMS], "变换")
+    return Table(grid, "Ba, Kiros & Hinton (2016) 表 1：用计算重现", precision=3)
 
 
 # --- notebook 13: numerics ---------------------------------------------------------------------------
@@ -365,10 +411,9 @@ def variance_table(methods: VarianceMethods) -> Table:
     m = _expect(methods, VarianceMethods, "methods", "lnlib.numerics.variance_methods(offset, dtype, base)")
     rows = [[m.variances[key], *m.normalized[key]] for key in VARIANCE_METHODS]
     columns = ["σ²", *[f"x̂ {label}" for label in dim_labels(len(m.base))]]
-    frame = pd.DataFrame(rows, index=list(VARIANCE_METHODS.values()), columns=columns)
-    frame.index.name = "算法"
+    grid = Grid.of(np.asarray(rows, dtype=np.float64), list(VARIANCE_METHODS.values()), columns, "算法")
     caption = f"x = {m.offset:g} + {list(m.base)}，用 {m.dtype} 计算（真实 σ² = {m.true_variance:g}）"
-    return Table(frame, caption, na_rep="NaN")
+    return Table(grid, caption, na_rep="NaN")
 
 
 def gradient_table(series: dict) -> Table:

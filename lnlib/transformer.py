@@ -168,8 +168,16 @@ class Sublayer:
 
 
 def _outer_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Σ over every token of aᵀ b: the gradient of a weight matrix W in b = a W."""
-    return a.reshape(-1, a.shape[-1]).T @ b.reshape(-1, b.shape[-1])
+    """Σ over every token of aᵀ b: the gradient of a weight matrix W in b = a W.
+
+    Summed one sequence at a time (a batch of small products), not as one (all tokens)ᵀ × (all tokens) product:
+    OpenBLAS splits a product that big over its thread pool, and for matrices this small waking the pool costs
+    more than the product (about 10× slower on 2 busy cores); it runs each per-sequence product on one thread.
+    """
+    if a.ndim < 3:
+        return a.reshape(-1, a.shape[-1]).T @ b.reshape(-1, b.shape[-1])
+    per_sequence = np.swapaxes(a, -1, -2).reshape(-1, a.shape[-1], a.shape[-2]) @ b.reshape(-1, *b.shape[-2:])
+    return per_sequence.sum(axis=0)
 
 
 @dataclass
@@ -304,7 +312,8 @@ def ffn_gradient_norms(
     stack = make_stack(form, depth, width, seed)
     x, target = batch_and_target(width, seed)
     grads = stack_backward(stack, x, target)
-    return np.array([np.linalg.norm(grads[2 * layer + 1]["w2"]) for layer in range(depth)])
+    # ‖W‖_F as √(Σ w²) in numpy: np.linalg.norm would call BLAS's dot, threaded (and as slow as above) at this size
+    return np.array([np.sqrt(np.sum(np.square(grads[2 * layer + 1]["w2"]))) for layer in range(depth)])
 
 
 def residual_scales(

@@ -81,14 +81,16 @@ def test_scaling_figure_renders(study):
 
 
 def orange_cells(ax) -> set[tuple[float, float]]:
-    return {
-        p.get_xy()
-        for p in ax.patches
-        if isinstance(p, Rectangle)
-        and p.get_fill()
-        and p.get_facecolor()[:3]
-        == pytest.approx(tuple(int(axes_diagrams.CHOSEN[i : i + 2], 16) / 255 for i in (1, 3, 5)))
+    """The lower-left corners of the orange squares, drawn as Rectangle patches or in a PatchCollection."""
+    orange = pytest.approx(tuple(int(axes_diagrams.CHOSEN[i : i + 2], 16) / 255 for i in (1, 3, 5)))
+    cells = {
+        p.get_xy() for p in ax.patches if isinstance(p, Rectangle) and p.get_fill() and p.get_facecolor()[:3] == orange
     }
+    for coll in ax.collections:
+        for path, face in zip(coll.get_paths(), coll.get_facecolor(), strict=True):
+            if tuple(face[:3]) == orange:
+                cells.add(tuple(float(v) for v in path.vertices.min(axis=0)))
+    return cells
 
 
 def test_axes_figure_draws_per_token_ln_apart_from_the_cnn_form():

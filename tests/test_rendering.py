@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import warnings
 
@@ -11,6 +12,7 @@ import pandas as pd
 import pytest
 from helpers import td_texts as cells
 from matplotlib import font_manager
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 import lnlib
 from lnlib import groups, labels, plots, tables
@@ -158,43 +160,6 @@ def test_table_ids_differ_when_caption_precision_or_highlight_differ():
     assert len({next(iter(i)) for i in ids}) == len(variants)
 
 
-# --- the kept table layout (explorers redraw tables on every slider step) -----------------------------------------
-
-
-def _course_tables():
-    """Tables the course shows, with every layout feature: NaN cells, a caption that changes, highlights,
-    strings in cells, named index and columns."""
-    from lnlib import numerics, pitfalls
-    from lnlib.stages import layer_norm_steps
-
-    row = np.array([2.0, 4.0, 6.0, 8.0])
-    yield tables.stage_table(layer_norm_steps(row, eps=1e-5))
-    yield tables.stage_table(layer_norm_steps(row, eps=0.3))  # same layout, other caption
-    yield tables.stage_table(layer_norm_steps(row * 10, [1, 2, 3, 4], [0, 1, 0, 1], eps=1e-5), affine=True)
-    yield tables.token_table(lnlib.TOKEN_MATRIX, highlight=(["吃"], ["第 2 维", "第 3 维"]))
-    yield tables.token_table(-lnlib.TOKEN_MATRIX, caption="负的 <表>")
-    for mode in ("row", "column", "all"):
-        yield tables.axis_stats_table(groups.group_stats(lnlib.TOKEN_MATRIX, mode))
-    yield tables.variance_table(numerics.variance_methods(1e4, "float32"))
-    yield tables.epsilon_summary(pitfalls.epsilon_effect(row, 1e-3))
-    yield Table(pd.DataFrame([["文字", 1.5], [np.nan, -0.0001]], columns=["名", "值"]), "混合", na_rep="NaN")
-
-
-def test_the_kept_table_layout_gives_the_html_styler_gives():
-    """Table.to_html fills the numbers into a layout kept from an earlier call; pandas Styler, run on the table
-    itself, is the reference — byte for byte, for the first table of a layout and for every later one."""
-    for table in list(_course_tables()) + list(_course_tables()):
-        assert table.to_html() == table.styled_html(), table.caption
-
-
-def test_a_kept_layout_never_leaks_numbers_between_tables():
-    a = Table(pd.DataFrame([[1.0, 2.0]], columns=["x", "y"]), "甲")
-    b = Table(pd.DataFrame([[3.0, 4.0]], columns=["x", "y"]), "乙")
-    first, second = a.to_html(), b.to_html()
-    assert cells(first) == ["1.000", "2.000"] and cells(second) == ["3.000", "4.000"]
-    assert "甲" in first and "乙" in second and "乙" not in first
-
-
 def test_inks_on_many_cells_agrees_with_ink_on():
     rng = np.random.default_rng(0)
     colours = np.concatenate([rng.random((2000, 3)), np.eye(3), np.zeros((1, 3)), np.ones((1, 3))])
@@ -203,3 +168,17 @@ def test_inks_on_many_cells_agrees_with_ink_on():
     assert plots.inks_on(colours) == [plots.ink_on(tuple(c)) for c in colours]
     rgba = np.concatenate([colours, np.ones((len(colours), 1))], axis=1).reshape(-1, 1, 4)
     assert plots.inks_on(rgba) == plots.inks_on(colours)
+
+
+def test_the_shared_mathtext_parser_leaves_every_pixel_as_it_was():
+    """plots' canvas shares one mathtext parser between the two renderers of savefig(bbox_inches="tight"); the PNG
+    must equal the one matplotlib's own Agg canvas makes (TeX title, TeX axis labels, log-axis tick labels)."""
+    offsets = 10.0 ** np.arange(0, 8.5, 0.5)
+    rows = (offsets[:, None] + np.arange(4.0)).astype(np.float32)
+    fig = plots.variance_error_plot(offsets, rows.var(axis=1), rows.var(axis=1), 1.25)
+    ours = plots.to_png(fig)
+    FigureCanvasAgg(fig)  # matplotlib's canvas: one parser per renderer
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    assert ours == buf.getvalue()
+    assert isinstance(plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8])).canvas, FigureCanvasAgg)

@@ -120,7 +120,7 @@ def test_float16_with_float64_gamma_is_rounded_once():
 
 def test_the_issue_example_float32_x_float64_gamma():
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((64, 768)).astype(np.float32)
+    x = rng.standard_normal((-(-_fast.MIN_SIZE // 768) + 1, 768)).astype(np.float32)  # above the size threshold
     g = rng.standard_normal(768)
     assert same(lnlib.layer_norm(x[:63], g), lnlib.layer_norm(x, g)[:63])
 
@@ -130,7 +130,7 @@ def layer_norm_digest() -> str:
     h = hashlib.sha256()
     for dtype in (np.float32, np.float64):
         for d in (7, 64, 768):
-            x = rows(max(40, -(-8192 // d)), d, dtype, seed=d)
+            x = rows(max(40, -(-2 * _fast.MIN_SIZE // d)), d, dtype, seed=d)  # the compiled loop, where numba runs
             g, b = params(d, np.float64, seed=d)
             for y in (lnlib.layer_norm(x), lnlib.layer_norm(x, g, b)):
                 h.update(np.ascontiguousarray(np.nan_to_num(y, nan=7.0)).tobytes())

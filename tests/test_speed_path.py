@@ -14,12 +14,19 @@ import pytest
 import lnlib
 from lnlib import _fast
 
+SMALL_THRESHOLD = 1 << 12  # the shapes below are sized above this, and the compiled runs lower the threshold to it
+
 
 @pytest.fixture(params=["compiled", "reference"], autouse=True)
 def engine(request, monkeypatch):
-    """Every test runs twice: through the compiled loop (numba) and through the reference path without it."""
+    """Every test runs twice: through the compiled loop (numba) and through the reference path without it.
+
+    The compiled runs lower the size threshold to SMALL_THRESHOLD, so that arrays of a few thousand numbers exercise
+    the compiled loop (odd widths, several trailing axes) without making the tests slow.
+    """
     if request.param == "compiled":
         pytest.importorskip("numba")
+        monkeypatch.setattr(_fast, "MIN_SIZE", SMALL_THRESHOLD)
     else:
         monkeypatch.setattr(_fast, "available", lambda: False)
     return request.param
@@ -154,10 +161,12 @@ def test_fast_path_does_not_mutate_inputs():
 
 
 def test_small_and_non_trailing_inputs_use_the_reference_path():
+    rows = -(-_fast.MIN_SIZE // 64)  # the smallest (rows, 64) at the threshold
     assert not _fast.applies(np.zeros((3, 4)), (1,))
-    assert not _fast.applies(np.zeros((300, 64)), (0,))
-    assert not _fast.applies(np.zeros((300, 64), dtype=np.float16), (1,))
-    assert _fast.applies(np.zeros((300, 64)), (1,)) == _fast.available()
+    assert not _fast.applies(np.zeros((rows - 1, 64)), (1,))
+    assert not _fast.applies(np.zeros((rows, 64)), (0,))
+    assert not _fast.applies(np.zeros((rows, 64), dtype=np.float16), (1,))
+    assert _fast.applies(np.zeros((rows, 64)), (1,)) == _fast.available()
 
 
 def test_the_compiled_loop_equals_the_reference_path(engine, monkeypatch):
