@@ -27,6 +27,9 @@ def execute(nb: nbformat.NotebookNode, cwd: Path = course.NOTEBOOKS, timeout: in
     """
     client = NotebookClient(
         nb,
+        # the kernel's own log (not the cells' output) only at ERROR: on 127.0.0.1 it would print a warning
+        # about unencrypted TCP on every start, which is noise for a local run
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
         timeout=timeout,
         startup_timeout=300,
         kernel_name="python3",
