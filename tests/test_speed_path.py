@@ -26,6 +26,8 @@ def engine(request, monkeypatch):
     """
     if request.param == "compiled":
         pytest.importorskip("numba")
+        if not _fast.available():
+            pytest.skip("numba's JIT is disabled here (NUMBA_DISABLE_JIT=1): only the reference path runs")
         monkeypatch.setattr(_fast, "MIN_SIZE", SMALL_THRESHOLD)
     else:
         monkeypatch.setattr(_fast, "available", lambda: False)
