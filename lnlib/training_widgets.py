@@ -5,7 +5,6 @@ the controls only choose among them; each picture is drawn once and kept.
 
 from __future__ import annotations
 
-import asyncio
 import html
 from collections import OrderedDict
 
@@ -40,7 +39,6 @@ class TrainingExplorer(Explorer):
     in idle time after each render, one at a time, so the next step of a control finds its picture ready.
     """
 
-    PREFETCH_DELAY = 0.05  # seconds of idle time before a neighbouring choice is drawn
     CACHE_SIZE = 128
 
     def __init__(self, grids: dict, model: str | None = None):
@@ -134,13 +132,6 @@ class TrainingExplorer(Explorer):
         i = lrs.index(lr)
         near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
         return [(model, variants, v, warmup) for v in near] + [(model, variants, lr, w) for w in warmups if w != warmup]
-
-    def _prefetch_later(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # plain Python (tests, scripts): nothing runs in the background
-            return
-        loop.call_later(self.PREFETCH_DELAY, self.prefetch)
 
     def prefetch(self) -> None:
         """Draw the next missing neighbour of the current choice (one per call, then reschedule)."""

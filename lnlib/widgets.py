@@ -142,6 +142,7 @@ class Explorer:
 
     box: widgets.Box
     updates: Coalescer
+    PREFETCH_DELAY = 0.05  # seconds of idle time before `prefetch` runs (explorers that draw ahead)
 
     def _wire(self, *controls: widgets.Widget) -> None:
         """One observer for every control: any change asks for one render (coalesced for the browser)."""
@@ -151,6 +152,14 @@ class Explorer:
 
     def render(self) -> None:
         raise NotImplementedError
+
+    def _prefetch_later(self) -> None:
+        """Inside a running kernel, call `self.prefetch()` in idle time (explorers that draw ahead define it)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # plain Python (tests, scripts): nothing runs in the background
+            return
+        loop.call_later(self.PREFETCH_DELAY, self.prefetch)
 
     def _repr_mimebundle_(self, **kwargs):
         return self.box._repr_mimebundle_(**kwargs)
@@ -604,8 +613,6 @@ class DepthExplorer(Explorer):
     step of the slider finds its picture ready.
     """
 
-    PREFETCH_DELAY = 0.05  # seconds of idle time before a neighbouring depth is computed
-
     FORMS = ("post", "pre")
 
     def __init__(self, depth: int = 6, width: int = 64):
@@ -633,13 +640,6 @@ class DepthExplorer(Explorer):
         self.plot.value = self._frame(depth, series)
         self.summary.value = tables.gradient_table(series).to_html()
         self._prefetch_later()
-
-    def _prefetch_later(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # plain Python (tests, scripts): nothing runs in the background
-            return
-        loop.call_later(self.PREFETCH_DELAY, self.prefetch)
 
     def prefetch(self) -> None:
         """Compute and draw the next missing neighbour of the current depth (one per call, then reschedule)."""
