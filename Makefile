@@ -79,8 +79,8 @@ format: $(STAMP)
 	$(BIN)/ruff format $(LINT_PATHS)
 	$(BIN)/ruff check --fix $(LINT_PATHS)
 
-# The notebooks are executed once here (tests/helpers.executed, two kernels side by side) and shared by the
-# determinism and student-copy tests.
+# The unit suite runs no course notebook: whether a fresh run shows the stored outputs is strict nbval's check
+# (below); tests/test_determinism.py shows that check can fail.
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests -m "not browser"
 
@@ -108,9 +108,9 @@ test-notebooks: $(STAMP)
 	if [ $$rc -eq 0 ]; then tail -n 1 build/nbval-other-path.log; else cat build/nbval-other-path.log; fi; \
 	test $$own -eq 0 -a $$rc -eq 0
 
-# Within `make test` the first of the two passes is not needed: the unit suite's tests/test_determinism.py makes
-# exactly that comparison (a fresh run on this machine's own path against the stored outputs, every output nbval
-# compares, byte for byte). So `make test` runs only the second path here, offline.
+# Within `make test` one pass is enough, the second path: the stored outputs come from a run on the maintainer's own
+# path, so a stale output, hidden randomness and an output that depends on the CPU's kernel or on numba all show
+# there as a difference. (`make test-notebooks` runs both, to tell those apart.)
 test-notebooks-other-path: $(STAMP)
 	@$(OFFLINE_SETUP); \
 	echo "strict nbval with $(OTHER_PATH)"; \

@@ -6,9 +6,7 @@ from __future__ import annotations
 import os
 
 import matplotlib.pyplot as plt
-import nbformat
 import pytest
-from helpers import execute_all
 from hypothesis import HealthCheck, settings
 
 from tools.course import NOTEBOOKS, ROOT, SOLUTIONS, notebook_paths  # noqa: F401 - re-exported for the test files
@@ -33,10 +31,3 @@ settings.load_profile(os.environ.get("LNLIB_HYPOTHESIS_PROFILE", "ci"))
 def _close_figures():
     yield
     plt.close("all")
-
-
-@pytest.fixture(scope="session")
-def fresh_runs() -> None:
-    """Run every notebook once, two kernels side by side, into the session's cache (tests/helpers.executed): the
-    determinism test and the student-copy test then read those runs instead of starting kernels one by one."""
-    execute_all([nbformat.read(p, as_version=4) for p in notebook_paths()])

@@ -9,7 +9,6 @@ import copy
 import hashlib
 import re
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
 import nbformat
@@ -92,10 +91,3 @@ def executed(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         execute(run, NOTEBOOKS)
         _EXECUTED[key] = run
     return copy.deepcopy(_EXECUTED[key])
-
-
-def execute_all(notebooks: list[nbformat.NotebookNode], workers: int = 2) -> None:
-    """Fill the cache for several notebooks at once, `workers` kernels side by side (threads)."""
-    todo = {code_key(nb): nb for nb in notebooks if code_key(nb) not in _EXECUTED}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(executed, todo.values()))
