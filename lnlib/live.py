@@ -59,6 +59,7 @@ class LiveFigure:
         self._extents: dict[Artist, Bbox | None] = {}  # where each animated artist was drawn last
         self._images: dict[AxesImage, np.ndarray] = {}  # the data each animated image showed last
         self._laid_out = False
+        self._fits = False  # the last `fits()` held and no y axis has been drawn anew since
         self._cache: OrderedDict[Hashable, bytes] = OrderedDict()
         self.frames = 0  # frames actually drawn (cache hits excluded): tests and benchmarks read it
         self.redrawn = 0  # animated artists drawn for the last frame: tests read it
@@ -78,7 +79,10 @@ class LiveFigure:
     def fits(self) -> bool:
         """True when the frozen layout still holds the last frame: no y tick label (nor the axis' offset text,
         such as "1e6", nor its label) reaches into another axes or out of the figure. New data can make them
-        wider; then the layout has to be computed again."""
+        wider; then the layout has to be computed again. The answer is kept until a y axis is drawn anew (a new
+        background, or an animated axis that changed): a frame that only moved bars or texts costs no check."""
+        if self._fits:
+            return True
         renderer = self.fig.canvas.get_renderer()
         axes = self.fig.axes
         for ax in axes:
@@ -93,6 +97,7 @@ class LiveFigure:
                     return False
                 if any(other is not ax and box.overlaps(other.bbox) for other in axes):
                     return False
+        self._fits = True
         return True
 
     def positions(self) -> list[Bbox]:
@@ -133,6 +138,8 @@ class LiveFigure:
         every animated artist that reaches into it is drawn again; outside it the last frame's pixels stay.
         """
         canvas = self.fig.canvas
+        if not self._laid_out or self._background is None or self._frame is None:
+            self._fits = False  # the background, with its axes, is drawn anew
         if not self._laid_out:
             for artist in self._animated:
                 artist.set_animated(False)
@@ -169,6 +176,8 @@ class LiveFigure:
             if not artist.stale:
                 continue
             now[artist] = _extent(artist, renderer)
+            if isinstance(artist, MplAxis):
+                self._fits = False
             if isinstance(artist, AxesImage):
                 boxes.append(self._changed_cells(artist, renderer))
             else:
