@@ -47,7 +47,7 @@ def old_epsilon(e):
 
 def old_scale_shift(e):
     r = invariance.scale_shift(e.values, float(e.scale.value), float(e.shift.value), e.eps)
-    return tables.scale_shift_table(r).to_html(), plots.to_png(plots.scale_shift_bars(r, ylim=e._ylim()))
+    return tables.scale_shift_table(r).to_html(), plots.to_png(plots.scale_shift_bars(r, ylim=e._ylim(e.values)))
 
 
 def old_gamma_beta(e):

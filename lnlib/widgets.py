@@ -16,6 +16,7 @@ import html
 import math
 import numbers
 import re
+from collections import OrderedDict
 
 import ipywidgets as widgets
 import numpy as np
@@ -124,6 +125,27 @@ def _matrix_and_tokens(matrix, tokens) -> tuple[np.ndarray, tuple[str, ...]]:
     return values, tokens
 
 
+def _state_key(state: tuple) -> tuple:
+    """A state as a cache key: floats to 12 significant digits, so a slider value the browser computed and the
+    same step computed here (they may differ in the last bit) are one state."""
+    return tuple(float(f"{v:.12g}") if isinstance(v, float) else v for v in state)
+
+
+def _steps(control: widgets.Widget) -> list:
+    """The values one step away from a slider's value, within its range (none for other controls)."""
+    if not isinstance(control, (widgets.FloatLogSlider, widgets.FloatSlider, widgets.IntSlider)):
+        return []
+    log = isinstance(control, widgets.FloatLogSlider)
+    at = math.log(control.value, control.base) if log else control.value
+    k = round((at - control.min) / control.step)
+    values = []
+    for j in (k + 1, k - 1):
+        position = control.min + j * control.step
+        if control.min - 1e-9 <= position <= control.max + 1e-9:
+            values.append(control.base**position if log else type(control.value)(position))
+    return values
+
+
 def _inks(rgba: np.ndarray) -> list[str]:
     """Black or white text for each cell colour, as `lnlib.plots` writes numbers on coloured cells."""
     return plots.inks_on(rgba)
@@ -138,20 +160,71 @@ class Explorer:
     `render()` draws the current state; `self.updates` (a `live.Coalescer`) calls it for every wired control.
     A render sets the picture before the tables: the browser applies the updates in order, so once the new
     numbers show, the picture that belongs to them is already there.
+
+    Explorers that define `view(state)` (what each output shows for a state of the controls) get it kept per state
+    and drawn ahead: inside a running kernel, in idle time, the states one step up and down on the slider moved last
+    are computed, so the next step of that slider only sends what is ready.
     """
 
     box: widgets.Box
     updates: Coalescer
+    controls: tuple[widgets.Widget, ...] = ()
     PREFETCH_DELAY = 0.05  # seconds of idle time before `prefetch` runs (explorers that draw ahead)
+    VIEWS = 64  # states whose outputs are kept
 
     def _wire(self, *controls: widgets.Widget) -> None:
         """One observer for every control: any change asks for one render (coalesced for the browser)."""
+        self.controls = controls
+        self._views: OrderedDict[tuple, list] = OrderedDict()
+        self._moved = 0  # the control moved last: its neighbours are drawn ahead first
         self.updates = Coalescer(self.render)
         for control in controls:
-            control.observe(self.updates.request, names="value")
+            control.observe(self._on_control, names="value")
+
+    def _on_control(self, change) -> None:
+        self._moved = self.controls.index(change["owner"])
+        self.updates.request(change)
+
+    def state(self) -> tuple:
+        """What the outputs show depends on: the controls' values, last (explorers put more in front)."""
+        return tuple(control.value for control in self.controls)
+
+    def view(self, state: tuple) -> list[tuple[widgets.Widget, object]]:
+        """(output widget, value) pairs showing `state`, the picture first; computed from `state` alone."""
+        raise NotImplementedError
 
     def render(self) -> None:
-        raise NotImplementedError
+        for output, value in self._view(self.state()):
+            output.value = value
+        self._prefetch_later()
+
+    def _view(self, state: tuple) -> list[tuple[widgets.Widget, object]]:
+        key = _state_key(state)
+        shown = self._views.get(key)
+        if shown is None:
+            shown = self._views[key] = self.view(state)
+            while len(self._views) > self.VIEWS:
+                self._views.popitem(last=False)
+        else:
+            self._views.move_to_end(key)
+        return shown
+
+    def neighbours(self) -> list[tuple]:
+        """The states one step up and one step down on the slider moved last (only: drawing ahead must stay a
+        small, bounded cost, or it slows down the browser on a busy machine)."""
+        if not self.controls:
+            return []
+        state = self.state()
+        at = len(state) - len(self.controls) + self._moved
+        return [(*state[:at], value, *state[at + 1 :]) for value in _steps(self.controls[self._moved])]
+
+    def prefetch(self) -> None:
+        """Compute the next missing neighbour of the current state (one per call, then reschedule)."""
+        for state in self.neighbours():
+            if _state_key(state) not in self._views:
+                self._view(state)
+                self._prefetch_later()
+                return
 
     def _prefetch_later(self) -> None:
         """Inside a running kernel, call `self.prefetch()` in idle time (explorers that draw ahead define it)."""
@@ -197,6 +270,9 @@ class TypedVectorExplorer(Explorer):
         super()._wire(*controls)
         self.text.observe(self.on_text, names="value")
 
+    def state(self) -> tuple:
+        return (self.values.tobytes(), *super().state())
+
     def on_text(self, change) -> None:
         try:
             self.values = self.read(change["new"])
@@ -227,19 +303,20 @@ class VectorExplorer(TypedVectorExplorer):
         self._wire(self.eps)
         self.render()
 
-    def render(self) -> None:
-        steps = layer_norm_steps(self.values, eps=float(self.eps.value))
-        self.plot.value = self._frame(steps)  # the picture first, the numbers last (see Explorer)
-        self.table.value = tables.stage_table(steps).to_html()
+    def view(self, state: tuple) -> list:
+        row, eps = state
+        values = np.frombuffer(row)
+        steps = layer_norm_steps(values, eps=float(eps))
+        return [(self.plot, self._frame(values, steps)), (self.table, tables.stage_table(steps).to_html())]
 
-    def _frame(self, steps) -> bytes:
-        row = self.values.tobytes()
+    def _frame(self, values: np.ndarray, steps) -> bytes:
+        row = values.tobytes()
         key = (row, steps.eps)
         png = self._live.cached(key) if self._live is not None else None
         if png is not None:
             return png
         if self._live is None or len(self._live_for) != len(row):
-            self._live, self._live_for = LiveFigure(plots.stage_bars(steps)), b""
+            self._live, self._live_for = _successor(self._live, plots.stage_bars(steps)), b""
             panel = self._live.fig.axes[2]
             self._title = split_title(panel, r"归一化 $\hat{x}$", self._divisor(steps))
             self._live.animate([*moving_artists(panel), self._title])
@@ -253,7 +330,7 @@ class VectorExplorer(TypedVectorExplorer):
                 ax.autoscale_view(scalex=False)
             self._live.invalidate()
         if self._live_for != row:
-            limit = _xhat_limit(self.values)
+            limit = _xhat_limit(values)
             self._live.fig.axes[2].set_ylim(-1.3 * limit, 1.3 * limit)
             self._live_for = row
         set_bars(self._live.fig.axes[2], steps.normalized)
@@ -263,6 +340,15 @@ class VectorExplorer(TypedVectorExplorer):
     @staticmethod
     def _divisor(steps) -> str:
         return f"÷ √(σ²+ε) = {float(steps.std_eps):.4g}"
+
+
+def _successor(old: LiveFigure | None, fig) -> LiveFigure:
+    """A LiveFigure for a new figure of the same kind (a vector of another length): its axes go where the old
+    figure's are, with no layout pass, so the panels stay put; `_fitted_png` lays it out if a label does not fit."""
+    live = LiveFigure(fig)
+    if old is not None:
+        live.use_positions(old.positions())
+    return live
 
 
 def _fitted_png(live: LiveFigure, key) -> bytes:
@@ -389,21 +475,23 @@ class EpsilonExplorer(TypedVectorExplorer):
         self._wire(self.eps)
         self.render()
 
-    def render(self) -> None:
-        effect = pitfalls.epsilon_effect(self.values, float(self.eps.value))
-        self.plot.value = self._frame(effect)
-        self.summary.value = tables.epsilon_summary(effect).to_html()
-        self.table.value = tables.stage_table(effect.steps).to_html()
+    def view(self, state: tuple) -> list:
+        row, eps = state
+        effect = pitfalls.epsilon_effect(np.frombuffer(row), float(eps))
+        return [
+            (self.plot, self._frame(row, effect)),
+            (self.summary, tables.epsilon_summary(effect).to_html()),
+            (self.table, tables.stage_table(effect.steps).to_html()),
+        ]
 
-    def _frame(self, effect) -> bytes:
-        row = self.values.tobytes()
+    def _frame(self, row: bytes, effect) -> bytes:
         key = (row, effect.eps)
         if self._live is None or self._live_for != row:
-            self._live, self._live_for = LiveFigure(plots.epsilon_plot(effect)), row
+            self._live, self._live_for = _successor(self._live, plots.epsilon_plot(effect)), row
             left, right = self._live.fig.axes[:2]
             self._title = split_title(left, r"$\hat{x}$", f"ε = {effect.eps:.0e}")
             self._live.animate([*moving_artists(left), self._title, *_markers(right)])
-            return self._live.png(key)
+            return _fitted_png(self._live, key)
         png = self._live.cached(key)
         if png is None:
             left, right = self._live.fig.axes[:2]
@@ -456,30 +544,29 @@ class ScaleShiftExplorer(TypedVectorExplorer):
         self._wire(self.scale, self.shift)
         self.render()
 
-    def _ylim(self) -> tuple[float, float]:
+    def _ylim(self, values: np.ndarray) -> tuple[float, float]:
         """A fixed axis for a·x + b that fits every slider position, so the bars visibly move."""
         top = 10.0**self.scale.max
-        reach = top * float(np.max(np.abs(self.values))) + max(abs(self.shift.min), abs(self.shift.max))
+        reach = top * float(np.max(np.abs(values))) + max(abs(self.shift.min), abs(self.shift.max))
         return -1.05 * reach, 1.05 * reach
 
-    def render(self) -> None:
-        result = invariance.scale_shift(self.values, float(self.scale.value), float(self.shift.value), self.eps)
-        self.plot.value = self._frame(result)
-        self.table.value = tables.scale_shift_table(result).to_html()
+    def view(self, state: tuple) -> list:
+        row, scale, shift = state
+        result = invariance.scale_shift(np.frombuffer(row), float(scale), float(shift), self.eps)
+        return [(self.plot, self._frame(row, result)), (self.table, tables.scale_shift_table(result).to_html())]
 
-    def _frame(self, r) -> bytes:
-        row = self.values.tobytes()
+    def _frame(self, row: bytes, r) -> bytes:
         key = (row, r.scale, r.shift)
         png = self._live.cached(key) if self._live is not None else None
         if png is not None:
             return png
         if self._live is None or len(self._live_for) != len(row):
-            self._live = LiveFigure(plots.scale_shift_bars(r, ylim=self._ylim()))
+            self._live = _successor(self._live, plots.scale_shift_bars(r, ylim=self._ylim(np.frombuffer(row))))
             left, right = self._live.fig.axes[:2]
             self._title = split_title(left, r"$a\cdot x+b$", f"a = {r.scale:.3g}，b = {r.shift:.3g}")
             self._live.animate([*moving_artists(left), self._title, *moving_artists(right)])
         elif self._live_for != row:  # a new vector of the same length: a new fixed axis, same figure
-            self._live.fig.axes[0].set_ylim(*self._ylim())
+            self._live.fig.axes[0].set_ylim(*self._ylim(np.frombuffer(row)))
             self._live.invalidate()
         self._live_for = row
         left, right = self._live.fig.axes[:2]
@@ -526,15 +613,17 @@ class GammaBetaExplorer(Explorer):
     def beta(self) -> np.ndarray:
         return np.array([s.value for s in self.betas], dtype=np.float64)
 
-    def render(self) -> None:
-        gamma, beta = self.gamma, self.beta
+    def view(self, state: tuple) -> list:
+        d = len(self.gammas)
+        gamma, beta = np.array(state[:d], dtype=np.float64), np.array(state[d:], dtype=np.float64)
         y = layer_norm_steps(self.matrix, gamma, beta, eps=self.eps).output
         caption = "输出 y = γ ⊙ x̂ + β（每个 token 共用同一组 γ、β）"
-        self.plot.value = self._frame(y, (gamma.tobytes(), beta.tobytes()))
-        self.table.value = tables.token_table(y, self.tokens, caption=caption).to_html()
-        self.stats.value = tables.row_stats_table(
-            groups.group_stats(y, "row"), self.tokens, caption="每一行 y 的均值和方差"
-        ).to_html()
+        stats = groups.group_stats(y, "row")
+        return [
+            (self.plot, self._frame(y, (gamma.tobytes(), beta.tobytes()))),
+            (self.table, tables.token_table(y, self.tokens, caption=caption).to_html()),
+            (self.stats, tables.row_stats_table(stats, self.tokens, caption="每一行 y 的均值和方差").to_html()),
+        ]
 
     def _frame(self, y: np.ndarray, key) -> bytes:
         if self._live is None:
@@ -700,17 +789,17 @@ class SoftmaxExplorer(Explorer):
         self._wire(self.scale)
         self.render()
 
-    def render(self) -> None:
-        scale = float(self.scale.value)
+    def view(self, state: tuple) -> list:
+        scale = float(state[0])
         w = attention_at_scale(self.matrix, scale)
         h = entropy(w)
-        self.plot.value = self._frame(scale, w, h)
-        self.summary.value = tables.stats_table(
+        summary = tables.stats_table(
             self.tokens,
             {"最大权重": w.max(axis=1), "熵 (nats)": h},
             caption=f"放大倍数 {scale:.3g}：每个 query 的注意力",
             index_name="query",
-        ).to_html()
+        )
+        return [(self.plot, self._frame(scale, w, h)), (self.summary, summary.to_html())]
 
     def _frame(self, scale: float, w: np.ndarray, h: np.ndarray) -> bytes:
         if self._live is None:

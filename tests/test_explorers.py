@@ -15,6 +15,7 @@ import math
 import re
 import warnings
 
+import ipywidgets
 import numpy as np
 import pytest
 from helpers import numbers, row_numbers, td_texts
@@ -142,7 +143,7 @@ def test_scale_shift_explorer_callbacks():
     before = ex.table.value
     ex.text.value = "2, , 4"
     assert "逗号" in ex.message.value and ex.table.value == before
-    lo, hi = ex._ylim()
+    lo, hi = ex._ylim(ex.values)
     assert hi >= 10 * 8 + 50 and lo <= -(10 * 8 + 50)
 
 
@@ -252,6 +253,7 @@ def pixels(png: bytes) -> np.ndarray:
 def fresh_frame(explorer) -> bytes:
     """The explorer's current state drawn from scratch: a new figure, a new layout, no cache."""
     explorer._live = None
+    getattr(explorer, "_views", {}).clear()  # the outputs kept per state (widgets.Explorer.view)
     explorer.render()
     return explorer.plot.value
 
@@ -579,3 +581,47 @@ def test_depth_explorer_prepares_the_neighbouring_depths_while_idle():
     plain = widgets.DepthExplorer(4, width=8)  # no event loop: no prefetch, depth 5 drawn on demand
     plain.depth.value = 5
     assert_same_picture(e.plot.value, plain.plot.value)
+
+
+PREFETCHED = {  # explorer, a slider, two values one step apart (computed here, as the browser computes them)
+    "vector": (lambda: widgets.VectorExplorer(), "eps", 10**-4.5, 10**-4),
+    "epsilon": (lambda: widgets.EpsilonExplorer(), "eps", 10**-4.75, 10**-4.5),
+    "scale-shift": (lambda: widgets.ScaleShiftExplorer(), "shift", 1.0, 2.0),
+    "gamma-beta": (lambda: widgets.GammaBetaExplorer(), "betas", 0.1, 0.2),
+    "softmax": (lambda: widgets.SoftmaxExplorer(), "scale", 10**0.05, 10**0.1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PREFETCHED))
+def test_the_next_slider_step_is_ready_before_the_learner_takes_it(case):
+    """In a kernel (a running event loop) the states one step up and down on the slider moved last are computed in
+    idle time: the next step then draws nothing, and shows exactly what an explorer moved there directly shows."""
+    make, name, first, second = PREFETCHED[case]
+
+    def slider(e):
+        control = getattr(e, name)
+        return control[-1] if isinstance(control, list) else control
+
+    async def run():
+        e = make()
+        slider(e).value = first
+        for _ in range(300):  # bounded wait: at most 30 s on a very busy machine
+            if len(e.neighbours()) == 2 and all(widgets._state_key(s) in e._views for s in e.neighbours()):
+                break
+            await asyncio.sleep(0.1)
+        frames = e._live.frames
+        slider(e).value = second
+        return e, frames
+
+    loop = asyncio.new_event_loop()
+    try:
+        e, frames = loop.run_until_complete(run())
+    finally:
+        loop.close()
+    assert e._live.frames == frames, "the step was drawn in advance"
+    plain = make()  # no event loop: nothing drawn ahead, the step drawn on demand
+    slider(plain).value = second
+    outputs = [w for w in e.box.children if isinstance(w, ipywidgets.HTML)]
+    assert [w.value for w in outputs] == [w.value for w in plain.box.children if isinstance(w, ipywidgets.HTML)]
+    assert any("<table" in w.value for w in outputs)
+    assert_same_picture(e.plot.value, fresh_frame(plain))
