@@ -389,13 +389,15 @@ class AxisExplorer(Explorer):
         self.box = widgets.VBox([self.mode, self.index, self.summary, self.plot])
         self.render()
 
+    def _index_options(self, mode: str) -> list[tuple[str, int]]:
+        if mode == "row":
+            return [(t, i) for i, t in enumerate(self.tokens)]
+        if mode == "column":
+            return [(label, j) for j, label in enumerate(labels.dim_labels(self.matrix.shape[1]))]
+        return [("整张表", 0)]
+
     def _set_index_options(self) -> None:
-        if self.mode.value == "row":
-            options = [(t, i) for i, t in enumerate(self.tokens)]
-        elif self.mode.value == "column":
-            options = [(label, j) for j, label in enumerate(labels.dim_labels(self.matrix.shape[1]))]
-        else:
-            options = [("整张表", 0)]
+        options = self._index_options(self.mode.value)
         self._switching = True  # new options fire the index observer; render once, after both are set
         try:
             self.index.options = options
@@ -408,13 +410,21 @@ class AxisExplorer(Explorer):
         self._set_index_options()
         self.updates.request(change)
 
+    def state(self) -> tuple:
+        return (self.mode.value, self.index.value)
+
+    def view(self, state: tuple) -> list:
+        mode, index = state
+        table = tables.axis_stats_table(groups.group_stats(self.matrix, mode), tokens=self.tokens)
+        return [(self.plot, self._frame(groups.selection(self.matrix, mode, index))), (self.summary, table.to_html())]
+
     def render(self) -> None:
-        if self._switching:
-            return
-        mode, index = self.mode.value, self.index.value
-        stats = groups.group_stats(self.matrix, mode)
-        self.plot.value = self._frame(groups.selection(self.matrix, mode, index))
-        self.summary.value = tables.axis_stats_table(stats, tokens=self.tokens).to_html()
+        if not self._switching:
+            super().render()
+
+    def neighbours(self) -> list[tuple]:
+        """Every choice (a handful): all are drawn ahead in idle time."""
+        return [(mode, i) for mode in ("row", "column", "all") for _, i in self._index_options(mode)]
 
     def _frame(self, sel) -> bytes:
         key = (sel.mode, sel.index)

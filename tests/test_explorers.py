@@ -625,3 +625,31 @@ def test_the_next_slider_step_is_ready_before_the_learner_takes_it(case):
     assert [w.value for w in outputs] == [w.value for w in plain.box.children if isinstance(w, ipywidgets.HTML)]
     assert any("<table" in w.value for w in outputs)
     assert_same_picture(e.plot.value, fresh_frame(plain))
+
+
+def test_every_axis_choice_is_ready_before_the_learner_clicks():
+    """AxisExplorer has a handful of choices (row, column, whole table × which one): all are drawn in idle time."""
+
+    async def run():
+        e = widgets.AxisExplorer()
+        for _ in range(300):  # bounded wait: at most 30 s on a very busy machine
+            if all(widgets._state_key(s) in e._views for s in e.neighbours()):
+                break
+            await asyncio.sleep(0.1)
+        frames = e._live.frames
+        e.mode.value = "column"
+        e.index.value = 2
+        return e, frames
+
+    loop = asyncio.new_event_loop()
+    try:
+        e, frames = loop.run_until_complete(run())
+    finally:
+        loop.close()
+    assert len(e.neighbours()) == 3 + 4 + 1
+    assert e._live.frames == frames, "the choice was drawn in advance"
+    plain = widgets.AxisExplorer()
+    plain.mode.value = "column"
+    plain.index.value = 2
+    assert e.summary.value == plain.summary.value
+    assert_same_picture(e.plot.value, fresh_frame(plain))
