@@ -5,17 +5,20 @@ contraction), so it returns the same bits as the numpy path; it only keeps each 
 reads the array once, writes it once, and runs chunks of rows on every core (prange). Speed against PyTorch:
 benchmarks/bench_layer_norm.py; compile cache across processes: benchmarks/bench_jit_cache.py.
 
-Where the time goes (rows of 768 in cache, one thread, 2-core AMD EPYC of the first Zen generation, which runs each
-256-bit AVX2 instruction as two 128-bit halves): about 1.5 ns per number for float32 and float64 alike (1.85 and
-1.75 before the passes below were reshaped). The loops are vectorized (vaddpd/vmulpd on ymm registers); the cost is
-the float64 arithmetic the fixed order needs, about ten operations and five loads or stores per number: a float32
-row is widened to float64 once (not in every pass), the three sums fold their first three levels in one pass each,
-a float64 row's peak comes out of its sum pass, then t = x − mean, t², x̂ and γ·x̂ + β, rounded to float32. That
-puts the loop near the machine's limits (two adders and two memory operations per cycle); PyTorch computes float32
-in float32. So on an array that stays in cache, (8, 128, 768), PyTorch remains about twice as fast; on one that
-streams from memory, (32, 512, 768), memory traffic and the page faults of the new result weigh as much as the
-arithmetic and lnlib is faster (float64) or level (float32). Tried and dropped, no faster here: storing t for the
-output pass, folding four levels at once, two rows per output loop, fused multiply-adds with an exact 1.0.
+Where the time goes (rows of 768 in cache, one thread, a 2-core AMD EPYC of the first Zen generation, which runs
+each 256-bit AVX2 instruction as two 128-bit halves): about 1.5 ns per number for float32 and float64 alike (1.85
+and 1.75 before the passes were reshaped as below), of which about 0.2 ns per number is fixed cost per row (the
+folds of the sums, the divisions, the square root). The loops are vectorized (vaddpd/vmulpd on ymm registers); the
+time is the float64 arithmetic that the fixed order and the float64 result need, about a dozen operations per
+number: a float32 row is widened to float64 once (not in every pass); each of the two sum passes folds its first
+three levels at once; a float64 row's peak |x| comes out of its sum pass (the exact bit-pattern test only runs for
+rows that might need rescaling); then t = x − mean, t², x̂ and γ·x̂ + β, rounded back to float32. Each pass runs
+close to what the machine's two floating-point adders allow. PyTorch computes float32 in float32 (twice the
+numbers per instruction). So on an array that stays in cache, (8, 128, 768) float32, PyTorch stays about 1.7×
+faster; on one that streams from memory, (32, 512, 768), memory traffic and the page faults of the new result
+weigh as much as the arithmetic, and lnlib takes about 0.8× PyTorch's time in float32 and 0.6× in float64.
+Tried and dropped (no faster here): keeping t for the output pass, folding four levels at once, two rows per
+output loop, exact additions on the fused multiply-add units (fma(a, 1.0, b)), one float64 copy of every row.
 
 numba is imported only when a big array first arrives (it takes about a second to import). Without numba, or with
 NUMBA_DISABLE_JIT=1, `layer_norm` takes the numpy path: same bits, slower. The machine code is cached on disk by
