@@ -19,6 +19,7 @@ import argparse
 import os
 import platform
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -77,6 +78,21 @@ def timed_rounds(funcs, repeat: int) -> dict[str, np.ndarray]:
     return {name: np.array(ts) for name, ts in times.items()}
 
 
+def cpu_name() -> str:
+    """The processor as /proc/cpuinfo names it, with its family and model numbers (a virtual machine may only say
+    "AMD EPYC"; family 23 model 1 is the first Zen generation); platform.processor() elsewhere."""
+    try:
+        first = Path("/proc/cpuinfo").read_text().split("\n\n")[0]
+    except OSError:
+        return platform.processor() or platform.machine()
+    fields = dict(line.split(":", 1) for line in first.splitlines() if ":" in line)
+    fields = {k.strip(): v.strip() for k, v in fields.items()}
+    name = fields.get("model name", platform.machine())
+    if "cpu family" in fields and "model" in fields:
+        name += f" (family {fields['cpu family']}, model {fields['model']})"
+    return name
+
+
 def lnlib_threads() -> int:
     """The threads lnlib's compiled loop runs on (numba's default: every core), 1 without numba."""
     if not _fast.available():
@@ -97,7 +113,7 @@ def main(argv=None) -> int:
     print(
         f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}"
         f"{f' ({torch.get_num_threads()} threads)' if torch else ''}, lnlib {lnlib.__version__} "
-        f"({threads} threads), {os.cpu_count()} cores, {platform.machine()}, "
+        f"({threads} threads), {os.cpu_count()} cores, {cpu_name()}, {platform.machine()}, "
         f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '-')}"
     )
     print(

@@ -225,65 +225,147 @@ def normalize_chunks(x, bits, out, gamma, beta, eps, n_chunks):  # pragma: no co
 def normalize_rows(x, bits, out, gamma, beta, eps, lo, hi, xb, bt, bq):  # pragma: no cover - compiled
     """Rows lo..hi−1 of the 2-D array x → out, exactly as `moments(...).xhat` followed by `affine` in float64.
 
-    xb: a float64 work buffer of length d (for the rare rows that are rescaled); bt, bq: d // 2 (the sums).
+    xb: a float64 work buffer of length d (float32 rows widened once, rescaled rows); bt, bq: d // 2 (the sums).
+    Rows whose length is divisible by 8 (the common case) fold their first three levels in one pass, and a
+    float64 row's peak |x| comes out of that same pass: only when it lies outside [SAFE_LO, SAFE_HI] (or the
+    row holds NaN) is the exact test on the bit patterns run.
     """
     d = x.shape[1]
-    wide = bits.shape[1] == d
+    e = d // 8
+    by8 = d % 8 == 0
+    if bits.shape[1] != d:  # float32 rows always lie in the safe range; widened once, every pass reads float64
+        for i in range(lo, hi):
+            widen(x[i], xb)
+            if by8:
+                sum_levels8(xb, bt, e)
+                finish8(xb, out[i], gamma, beta, eps, 1.0, bt, bq)
+            else:
+                normalize_row(xb, out[i], gamma, beta, eps, 1.0, bt, bq)
+        return
     for i in range(lo, hi):
-        if wide:  # the peak's bit pattern: integer max (vectorizes); NaN and inf have the largest patterns
-            br = bits[i]
-            m = 0
+        if by8 and SAFE_LO <= peak_and_sum_levels8(x[i], bt, bq, e) <= SAFE_HI:
+            finish8(x[i], out[i], gamma, beta, eps, 1.0, bt, bq)  # the common float64 row: its sum is begun
+        elif not needs_scale(bits[i]):  # zero rows, rows with inf or NaN
+            if by8:
+                finish8(x[i], out[i], gamma, beta, eps, 1.0, bt, bq)
+            else:
+                normalize_row(x[i], out[i], gamma, beta, eps, 1.0, bt, bq)
+        else:  # finite, outside the safe range: rare
+            xr = x[i]
+            peak = 0.0
             for j in range(d):
-                v = br[j] & 0x7FFFFFFFFFFFFFFF
-                if v > m:
-                    m = v
-            if (0 < m < SAFE_LO_BITS) or (SAFE_HI_BITS < m < INF_BITS):  # finite, outside the safe range: rare
-                xr = x[i]
-                peak = 0.0
-                for j in range(d):
-                    peak = max(peak, abs(xr[j]))
-                s = scale_scalar(peak)
-                for j in range(d):
-                    xb[j] = xr[j] / s
-                normalize_row(xb, out[i], gamma, beta, eps, s, bt, bq)
-                continue
-        normalize_row(x[i], out[i], gamma, beta, eps, 1.0, bt, bq)  # float32 rows always lie in the safe range
+                peak = max(peak, abs(xr[j]))
+            s = scale_scalar(peak)
+            for j in range(d):
+                xb[j] = xr[j] / s
+            normalize_row(xb, out[i], gamma, beta, eps, s, bt, bq)
+
+
+def needs_scale(br):  # pragma: no cover - compiled
+    """Whether a float64 row (viewed as int64) is finite with its peak outside the safe range: integer max of the
+    bit patterns (NaN and inf have the largest)."""
+    m = 0
+    for j in range(br.shape[0]):
+        v = br[j] & 0x7FFFFFFFFFFFFFFF
+        if v > m:
+            m = v
+    return (0 < m < SAFE_LO_BITS) or (SAFE_HI_BITS < m < INF_BITS)
+
+
+def widen(xs, xb):  # pragma: no cover - compiled
+    """xb[:d] = xs as float64 (exact), so that the passes convert a float32 row once, not three times."""
+    for j in range(xs.shape[0]):
+        xb[j] = np.float64(xs[j])
 
 
 def normalize_row(xs, y, gamma, beta, eps, s, bt, bq):  # pragma: no cover - compiled
-    """One row already divided by its scale s (float32 or float64) → y; bt and bq hold d // 2 float64 each."""
+    """One float64 row already divided by its scale s → y; bt and bq hold d // 2 float64 each."""
     d = xs.shape[0]
-    n, st, _, odd = first_levels(xs, 0.0, bt, bq, False)
+    if d % 8 == 0:
+        sum_levels8(xs, bt, d // 8)
+        finish8(xs, y, gamma, beta, eps, s, bt, bq)
+        return
+    n, st, _, odd = first_level(xs, 0.0, bt, bq, False)
     mean = (fold(bt, n, st, odd) if n > 0 else st) / d
-    n, st, sq, odd = first_levels(xs, mean, bt, bq, True)
+    n, st, sq, odd = first_level(xs, mean, bt, bq, True)
     if n > 0:
         st = fold(bt, n, st, odd)
         sq = fold(bq, n, sq, odd)
+    finish(xs, y, gamma, beta, eps, s, mean, st, sq)
+
+
+def finish8(xs, y, gamma, beta, eps, s, bt, bq):  # pragma: no cover - compiled
+    """A row of length 8·e whose bt[:e] holds the first three levels of Σxs (from `sum_levels8`) → y."""
+    d = xs.shape[0]
+    e = d // 8
+    mean = fold(bt, e, 0.0, False) / d
+    center_levels8(xs, mean, bt, bq, e)
+    finish(xs, y, gamma, beta, eps, s, mean, fold(bt, e, 0.0, False), fold(bq, e, 0.0, False))
+
+
+def finish(xs, y, gamma, beta, eps, s, mean, st, sq):  # pragma: no cover - compiled
+    """From the mean and the sums Σt, Σt² (t = xs − mean) to y = γ·x̂ + β."""
+    d = xs.shape[0]
     shift = st / d
     var = sq / d - shift * shift
     if var < 0.0:
         var = 0.0
     r = inv_std_scalar(var, eps, s)
     for j in range(d):
-        y[j] = affine(normalized(np.float64(xs[j]), mean, shift, r), gamma[j], beta[j])
+        y[j] = affine(normalized(xs[j], mean, shift, r), gamma[j], beta[j])
 
 
-def first_levels(xs, c, bt, bq, squares):  # pragma: no cover - compiled
-    """The first levels of `tree_sum` for t = xs − c (into bt) and t² (into bq, when `squares`), in one pass.
+# The first three levels of `tree_sum` in one pass, for rows of length 8·e: the 8 values j + k·e added in the
+# tree's order. Each j is independent of the others, so the loops run on vector instructions (AVX2: 4 doubles).
+
+
+def sum_levels8(xs, bt, e):  # pragma: no cover - compiled
+    """bt[j] = the levels 1-3 of Σxs."""
+    for j in range(e):
+        t0, t1, t2, t3 = xs[j], xs[j + e], xs[j + 2 * e], xs[j + 3 * e]
+        t4, t5, t6, t7 = xs[j + 4 * e], xs[j + 5 * e], xs[j + 6 * e], xs[j + 7 * e]
+        bt[j] = ((t0 + t4) + (t2 + t6)) + ((t1 + t5) + (t3 + t7))
+
+
+def peak_and_sum_levels8(xs, bt, bm, e):  # pragma: no cover - compiled
+    """`sum_levels8`, and max |xs| (through bm; a NaN may be skipped: the result only decides whether the exact
+    test `needs_scale` must run)."""
+    for j in range(e):
+        t0, t1, t2, t3 = xs[j], xs[j + e], xs[j + 2 * e], xs[j + 3 * e]
+        t4, t5, t6, t7 = xs[j + 4 * e], xs[j + 5 * e], xs[j + 6 * e], xs[j + 7 * e]
+        bt[j] = ((t0 + t4) + (t2 + t6)) + ((t1 + t5) + (t3 + t7))
+        a0, a1, a2, a3 = abs(t0), abs(t1), abs(t2), abs(t3)
+        a4, a5, a6, a7 = abs(t4), abs(t5), abs(t6), abs(t7)
+        m0 = a0 if a0 > a4 else a4
+        m1 = a1 if a1 > a5 else a5
+        m2 = a2 if a2 > a6 else a6
+        m3 = a3 if a3 > a7 else a7
+        m0 = m0 if m0 > m2 else m2
+        m1 = m1 if m1 > m3 else m3
+        bm[j] = m0 if m0 > m1 else m1
+    peak = 0.0
+    for j in range(e):
+        if bm[j] > peak:
+            peak = bm[j]
+    return peak
+
+
+def center_levels8(xs, c, bt, bq, e):  # pragma: no cover - compiled
+    """bt[j], bq[j] = the levels 1-3 of Σt and Σt² for t = xs − c."""
+    for j in range(e):
+        t0, t1, t2, t3 = xs[j] - c, xs[j + e] - c, xs[j + 2 * e] - c, xs[j + 3 * e] - c
+        t4, t5, t6, t7 = xs[j + 4 * e] - c, xs[j + 5 * e] - c, xs[j + 6 * e] - c, xs[j + 7 * e] - c
+        bt[j] = ((t0 + t4) + (t2 + t6)) + ((t1 + t5) + (t3 + t7))
+        bq[j] = ((t0 * t0 + t4 * t4) + (t2 * t2 + t6 * t6)) + ((t1 * t1 + t5 * t5) + (t3 * t3 + t7 * t7))
+
+
+def first_level(xs, c, bt, bq, squares):  # pragma: no cover - compiled
+    """The first level of `tree_sum` for t = xs − c (into bt) and t² (into bq, when `squares`): rows of any length.
 
     Returns (n, carry_t, carry_q, has_carry): n values are left in bt/bq (n = 0: the row had one value, which
-    is returned as the carry). Rows of a length divisible by 8 fold three levels at once (no carry can occur).
+    is returned as the carry).
     """
     d = xs.shape[0]
-    if d % 8 == 0:
-        e = d // 8
-        for j in range(e):  # levels 1-3: the 8 values j + k·e, added in the tree's order
-            t0, t1, t2, t3 = xs[j] - c, xs[j + e] - c, xs[j + 2 * e] - c, xs[j + 3 * e] - c
-            t4, t5, t6, t7 = xs[j + 4 * e] - c, xs[j + 5 * e] - c, xs[j + 6 * e] - c, xs[j + 7 * e] - c
-            bt[j] = ((t0 + t4) + (t2 + t6)) + ((t1 + t5) + (t3 + t7))
-            if squares:
-                bq[j] = ((t0 * t0 + t4 * t4) + (t2 * t2 + t6 * t6)) + ((t1 * t1 + t5 * t5) + (t3 * t3 + t7 * t7))
-        return e, 0.0, 0.0, False
     h = d // 2
     tl = xs[d - 1] - c
     if h == 0:
@@ -313,4 +395,20 @@ def fold(b, n, carry, has_carry):  # pragma: no cover - compiled
     return b[0] + carry if has_carry else b[0]
 
 
-COMPILED_HELPERS = (affine, normalized, scale_scalar, inv_std_scalar, first_levels, fold, normalize_row, normalize_rows)
+COMPILED_HELPERS = (
+    affine,
+    normalized,
+    scale_scalar,
+    inv_std_scalar,
+    needs_scale,
+    widen,
+    normalize_row,
+    finish8,
+    finish,
+    sum_levels8,
+    peak_and_sum_levels8,
+    center_levels8,
+    first_level,
+    fold,
+    normalize_rows,
+)
