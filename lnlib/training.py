@@ -713,7 +713,7 @@ def train_transformer(
     warmup_steps: int = 0,
     steps: int = 300,
     seed: int = 0,
-    batch_size: int = 4,
+    batch_size: int = 6,
 ) -> Run:
     """Train embedding + encoder stack (`form`: "post", "pre" or "none") + head to reverse 6 digits, with Adam.
 
@@ -727,7 +727,7 @@ def train_transformer(
 
 
 def train_transformer_runs(
-    form: str, settings, *, depth: int = 6, width: int = 32, steps: int = 300, seed: int = 0, batch_size: int = 4
+    form: str, settings, *, depth: int = 6, width: int = 32, steps: int = 300, seed: int = 0, batch_size: int = 6
 ) -> list[Run]:
     """`train_transformer` for several (lr, warmup_steps) settings at once, in lockstep: one Run per setting, each
     the same as `train_transformer(form, lr=lr, warmup_steps=warmup_steps, …)` would give."""
