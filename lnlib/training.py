@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _fast
 from . import transformer as tf
 
 NORMS = ("none", "layer", "batch", "rms")
@@ -103,12 +104,15 @@ class Adam:
     `adam_step`'s in the cheaper order Kingma & Ba give at the end of their section 2, with the bias corrections
     folded into two numbers: param ← param − (lr·√c2 / c1) · m / (√v + ε·√c2), c1 = 1 − β1^t, c2 = 1 − β2^t.
     m and v are bit for bit `adam_step`'s, the parameters equal up to rounding (12 passes over them, not 14).
-    The (R, P) matrices are updated a block of columns at a time, so the passes work on data still in cache."""
+    Where numba is there (and NUMBA_DISABLE_JIT is not set) the twelve passes run as one compiled loop with the
+    same bits (`_adam_rows`); otherwise the (R, P) matrices are updated a block of columns at a time, so the
+    passes work on data still in cache."""
 
     BLOCK = 32768  # elements (all runs together) per block: measured best on a 2-core EPYC (bench_training.py)
 
-    def __init__(self, params: Params):
+    def __init__(self, params: Params, *, compiled: bool = True):
         self.m, self.v, self.t = np.zeros_like(params.flat), np.zeros_like(params.flat), 0
+        self.compiled = compiled  # False: always the numpy passes (tests compare the two)
         self._use(params)
 
     def _use(self, params: Params) -> None:
@@ -124,6 +128,10 @@ class Adam:
         size = np.asarray(lr, dtype=np.float64).reshape(-1, 1) * (root_c2 / (1 - BETA1**self.t))  # per run
         eps = ADAM_EPS * root_c2
         flat, grad, total = self.params.flat, self.params.grad, self.params.flat.shape[1]
+        kernel = _adam_kernel() if self.compiled else None
+        if kernel is not None:  # one pass instead of 12, the same bits (see _adam_rows)
+            kernel(flat, grad, self.m, self.v, np.broadcast_to(size, (len(flat), 1)).copy(), eps)
+            return
         for start in range(0, total, self.cols):
             cols = slice(start, min(start + self.cols, total))
             p, g, m, v = flat[:, cols], grad[:, cols], self.m[:, cols], self.v[:, cols]
@@ -145,6 +153,41 @@ class Adam:
         """Go on with only the runs `rows` (a boolean mask) of the moments, over `params` (those runs' Params)."""
         self.m, self.v = self.m[rows], self.v[rows]
         self._use(params)
+
+
+def _adam_rows(flat, grad, m, v, size, eps):  # pragma: no cover  (run compiled by numba)
+    """Adam.step's twelve numpy passes as one loop, element by element in the same order and with the same
+    constants (no fast-math, no contraction): the same bits, without streaming every array twelve times."""
+    b1, b2, c1, c2 = BETA1, BETA2, 1 - BETA1, 1 - BETA2
+    for r in range(flat.shape[0]):
+        s = size[r, 0]
+        for j in range(flat.shape[1]):
+            g = grad[r, j]
+            mj = m[r, j] * b1 + g * c1
+            vj = v[r, j] * b2 + g * c2 * g
+            m[r, j] = mj
+            v[r, j] = vj
+            flat[r, j] -= mj / (math.sqrt(vj) + eps) * s
+
+
+_ADAM = None  # the compiled _adam_rows, False where numba is missing or disabled
+
+
+def _adam_kernel():
+    """Adam's update compiled by numba (imported on the first training step; cached on disk as lnlib/_fast.py
+    does), or None without numba or with NUMBA_DISABLE_JIT=1: then Adam makes its numpy passes (same bits)."""
+    global _ADAM
+    if _ADAM is None:
+        if not _fast.available():
+            _ADAM = False
+        else:
+            import numba  # lazy: importing numba takes about half a second
+
+            try:
+                _ADAM = numba.njit(cache=True, nogil=True, error_model="numpy")(_adam_rows)
+            except RuntimeError:  # no writable cache directory anywhere: compile once per process
+                _ADAM = numba.njit(nogil=True, error_model="numpy")(_adam_rows)
+    return _ADAM or None
 
 
 def global_norms(grad: np.ndarray) -> np.ndarray:

@@ -347,13 +347,15 @@ def test_adam_matches_torch_optim_adam():
         np.testing.assert_allclose(params.values[k][0], ref[k].detach().numpy(), rtol=1e-12, atol=1e-15)
 
 
-def test_adam_with_one_learning_rate_per_run_steps_each_run_as_adam_step():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_adam_with_one_learning_rate_per_run_steps_each_run_as_adam_step(compiled):
     """Several runs, each its own learning rate, and (P = 20 000) several column blocks: each run is adam_step's
-    (the moments bit for bit; the parameters up to rounding, the step's constants being folded differently)."""
+    (the moments bit for bit; the parameters up to rounding, the step's constants being folded differently).
+    compiled=True uses numba's one-pass loop where numba is there (else the numpy passes, as compiled=False)."""
     rng = np.random.default_rng(9)
     params = T.Params({"w": rng.normal(size=(3, 100, 150)), "b": rng.normal(size=(3, 5000))})
-    opt = T.Adam(params)
-    assert opt.cols < params.flat.shape[1]  # the update really goes block by block
+    opt = T.Adam(params, compiled=compiled)
+    assert opt.cols < params.flat.shape[1]  # the numpy update really goes block by block
     start, m, v = params.flat.copy(), np.zeros_like(params.flat), np.zeros_like(params.flat)
     lrs = (0.1, 0.0, 0.01)
     for t in (1, 2, 3):
@@ -365,6 +367,34 @@ def test_adam_with_one_learning_rate_per_run_steps_each_run_as_adam_step():
         np.testing.assert_array_equal(opt.v, v)
         np.testing.assert_allclose(params.flat, start, rtol=1e-13, atol=1e-15)
     assert not np.array_equal(params.flat[0], params.flat[1])  # the runs really took different steps
+
+
+def test_compiled_adam_gives_the_numpy_passes_bits():
+    """The numba loop does the numpy passes' operations in the same order: the same bits, also after runs are
+    dropped (keep) and with gradients from 1e-8 to 1e2; NUMBA_DISABLE_JIT=1 or no numba → the numpy passes."""
+    if T._adam_kernel() is None:
+        pytest.skip("numba missing or its JIT disabled (NUMBA_DISABLE_JIT=1): Adam always makes the numpy passes")
+    rng = np.random.default_rng(10)
+    start = {"w": rng.normal(size=(4, 30, 40)), "b": rng.normal(size=(4, 7))}
+    fast, slow = T.Params(start), T.Params(start)
+    opt_fast, opt_slow = T.Adam(fast), T.Adam(slow, compiled=False)
+    lrs = np.array([1e-3, 3e-2, 0.5, 1e-4])
+    for t in range(6):
+        if t == 3:  # drop run 2, as _train does when a run diverges
+            rows = np.array([True, True, False, True])
+            fast, slow, lrs = fast.subset(rows), slow.subset(rows), lrs[rows]
+            opt_fast.keep(rows, fast)
+            opt_slow.keep(rows, slow)
+        g = rng.normal(size=fast.grad.shape) * 10.0 ** rng.integers(-8, 3, fast.grad.shape)
+        fast.grad[...], slow.grad[...] = g, g
+        opt_fast.step(lrs)
+        opt_slow.step(lrs)
+        np.testing.assert_array_equal(fast.flat, slow.flat)
+        np.testing.assert_array_equal(opt_fast.m, opt_slow.m)
+        np.testing.assert_array_equal(opt_fast.v, opt_slow.v)
+    opt_fast.step(2e-3)  # one learning rate for every run
+    opt_slow.step(2e-3)
+    np.testing.assert_array_equal(fast.flat, slow.flat)
 
 
 def test_warmup_closed_form():
