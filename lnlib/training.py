@@ -1,6 +1,6 @@
 """Train small models in numpy, with and without normalization (notebook 15).
 
-Two experiments, each deterministic for a seed (numpy only, every backward pass written by hand):
+Two experiments, each deterministic for a seed (numpy, every backward pass written by hand):
 
 - `train_mlp(norm)`: a deep ReLU MLP, blocks Linear → norm → ReLU, on a fixed 3-arm spiral (2-D points, 3 classes).
   norm = "none" | "layer" (LayerNorm) | "batch" (BatchNorm) | "rms" (RMSNorm); γ, β are learned.
@@ -20,7 +20,9 @@ therefore carries a leading RUN axis: `sweep` trains all (learning rate, warm-up
 (same seed, so the same initial weights and the same mini-batches; batched matmuls), paying each call once for the
 whole grid. Runs never mix along that axis, so each run's numbers are those of training it alone (`train_mlp` and
 `train_transformer` are the batch of one). A run that diverges is recorded at that step and dropped from the batch
-while the others go on.
+while the others go on. The tasks are kept small for the same reason (32 points, or 6 sequences, per step), and
+where numba is installed (and NUMBA_DISABLE_JIT is not set) Adam's update and LayerNorm's forward and backward run
+as compiled loops that do numpy's operations in numpy's order: the same bits either way (`_kernels`).
 """
 
 from __future__ import annotations
@@ -170,24 +172,99 @@ def _adam_rows(flat, grad, m, v, size, eps):  # pragma: no cover  (run compiled 
             flat[r, j] -= mj / (math.sqrt(vj) + eps) * s
 
 
-_ADAM = None  # the compiled _adam_rows, False where numba is missing or disabled
+def _row_sum(a, start, n):  # pragma: no cover  (run compiled by numba)
+    """Σ a[start : start + n] added in numpy's order for a contiguous row of n ≤ 128 (its pairwise sum: eight
+    running sums, combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the rest one by one)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[start + i]
+        return res
+    s0, s1, s2, s3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    s4, s5, s6, s7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    i, whole = 8, n - n % 8
+    while i < whole:
+        j = start + i
+        s0, s1, s2, s3 = s0 + a[j], s1 + a[j + 1], s2 + a[j + 2], s3 + a[j + 3]
+        s4, s5, s6, s7 = s4 + a[j + 4], s5 + a[j + 5], s6 + a[j + 6], s7 + a[j + 7]
+        i += 8
+    res = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    while i < n:
+        res += a[start + i]
+        i += 1
+    return res
+
+
+def _standardize_rows(x, eps):  # pragma: no cover  (run compiled by numba)
+    """`standardize` over the last axis of a C-contiguous (rows, n) array, operation for operation."""
+    rows, n = x.shape
+    flat = x.ravel()
+    xhat, sq = np.empty(x.shape), np.empty(n)
+    mean, var, std = np.empty((rows, 1)), np.empty((rows, 1)), np.empty((rows, 1))
+    for r in range(rows):
+        mu = _row_sum(flat, r * n, n) / n
+        for j in range(n):
+            c = flat[r * n + j] - mu
+            xhat[r, j] = c
+            sq[j] = c * c
+        s2 = _row_sum(sq, 0, n) / n
+        sd = math.sqrt(s2 + eps)
+        for j in range(n):
+            xhat[r, j] = xhat[r, j] / sd
+        mean[r, 0], var[r, 0], std[r, 0] = mu, s2, sd
+    return xhat, mean, var, std
+
+
+def _standardize_rows_backward(g, xhat, std):  # pragma: no cover  (run compiled by numba)
+    """`standardize_backward` over the last axis of C-contiguous (rows, n) arrays, operation for operation."""
+    rows, n = g.shape
+    gf, xf = g.ravel(), xhat.ravel()
+    dx, gx = np.empty(g.shape), np.empty(n)
+    for r in range(rows):
+        for j in range(n):
+            gx[j] = gf[r * n + j] * xf[r * n + j]
+        mean_g = _row_sum(gf, r * n, n) / n
+        mean_gx = _row_sum(gx, 0, n) / n
+        inv = 1.0 / std[r, 0]
+        for j in range(n):
+            dx[r, j] = ((gf[r * n + j] - mean_g) - xf[r * n + j] * mean_gx) * inv
+    return dx
+
+
+_KERNELS = None  # the compiled kernels (numba), False where numba is missing or disabled
+
+
+def _kernels():
+    """{name: compiled function} for Adam's update and LayerNorm's forward and backward (numba, imported on the
+    first training step and cached on disk as lnlib/_fast.py does), or None without numba or with
+    NUMBA_DISABLE_JIT=1: then the numpy code runs, with the same bits (tests/test_training.py checks it)."""
+    global _KERNELS
+    if _KERNELS is None:
+        if not _fast.available():
+            _KERNELS = False
+        else:
+            import numba  # lazy: importing numba takes about half a second
+            from numba.extending import register_jitable
+
+            register_jitable(error_model="numpy")(_row_sum)  # callable from the compiled kernels below
+
+            def jit(f):
+                try:
+                    return numba.njit(cache=True, nogil=True, error_model="numpy")(f)
+                except RuntimeError:  # no writable cache directory anywhere: compile once per process
+                    return numba.njit(nogil=True, error_model="numpy")(f)
+
+            _KERNELS = {
+                "adam": jit(_adam_rows),
+                "standardize": jit(_standardize_rows),
+                "standardize_backward": jit(_standardize_rows_backward),
+            }
+    return _KERNELS or None
 
 
 def _adam_kernel():
-    """Adam's update compiled by numba (imported on the first training step; cached on disk as lnlib/_fast.py
-    does), or None without numba or with NUMBA_DISABLE_JIT=1: then Adam makes its numpy passes (same bits)."""
-    global _ADAM
-    if _ADAM is None:
-        if not _fast.available():
-            _ADAM = False
-        else:
-            import numba  # lazy: importing numba takes about half a second
-
-            try:
-                _ADAM = numba.njit(cache=True, nogil=True, error_model="numpy")(_adam_rows)
-            except RuntimeError:  # no writable cache directory anywhere: compile once per process
-                _ADAM = numba.njit(nogil=True, error_model="numpy")(_adam_rows)
-    return _ADAM or None
+    kernels = _kernels()
+    return kernels["adam"] if kernels else None
 
 
 def global_norms(grad: np.ndarray) -> np.ndarray:
@@ -225,9 +302,27 @@ def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
 # tests/test_training.py checks that they agree with lnlib's functions.
 
 
+def _rows_kernel_applies(x: np.ndarray, axis: int) -> bool:
+    """The compiled LayerNorm handles the last axis of C-contiguous float64 arrays of 1 … 128 features."""
+    return (
+        axis in (-1, x.ndim - 1)
+        and x.dtype == np.float64
+        and 0 < x.shape[-1] <= 128
+        and x.size > 0
+        and x.flags.c_contiguous
+    )
+
+
 def standardize(x: np.ndarray, axis: int = -1, eps: float = LN_EPS):
     """x̂ = (x − μ) / √(σ² + ε) over `axis` (-1: LayerNorm over the features; -2: BatchNorm over the batch).
-    Returns (x̂, μ, σ², √(σ² + ε)): the statistics are reused by the backward pass and BatchNorm's running ones."""
+    Returns (x̂, μ, σ², √(σ² + ε)): the statistics are reused by the backward pass and BatchNorm's running ones.
+    Over the last axis of a C-contiguous float64 array of ≤ 128 features it runs compiled where numba is there
+    (`_standardize_rows`: the same operations, numpy's order of additions, the same bits)."""
+    kernels = _kernels() if _rows_kernel_applies(x, axis) else None
+    if kernels is not None:
+        n = x.shape[-1]
+        out = kernels["standardize"](x.reshape(-1, n), eps)
+        return out[0].reshape(x.shape), *(a.reshape(*x.shape[:-1], 1) for a in out[1:])
     n = x.shape[axis]  # written in place where possible: the same numbers, fewer temporary arrays
     mean = np.add.reduce(x, axis=axis, keepdims=True)
     mean /= n
@@ -242,7 +337,13 @@ def standardize(x: np.ndarray, axis: int = -1, eps: float = LN_EPS):
 
 
 def standardize_backward(dxhat: np.ndarray, xhat: np.ndarray, std: np.ndarray, axis: int = -1) -> np.ndarray:
-    """dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε), means over `axis` (as lnlib.layer_norm_backward)."""
+    """dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε), means over `axis` (as lnlib.layer_norm_backward);
+    compiled like `standardize` where it applies (`_standardize_rows_backward`, the same bits)."""
+    kernels = _kernels() if _rows_kernel_applies(dxhat, axis) and _rows_kernel_applies(xhat, axis) else None
+    if kernels is not None:
+        n = xhat.shape[-1]
+        dx = kernels["standardize_backward"](dxhat.reshape(-1, n), xhat.reshape(-1, n), std.reshape(-1, 1))
+        return dx.reshape(xhat.shape)
     n, g = xhat.shape[axis], dxhat
     mean_g = np.add.reduce(g, axis=axis, keepdims=True)
     mean_g /= n

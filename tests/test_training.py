@@ -397,6 +397,34 @@ def test_compiled_adam_gives_the_numpy_passes_bits():
     np.testing.assert_array_equal(fast.flat, slow.flat)
 
 
+def test_compiled_layer_norm_gives_the_numpy_bits(monkeypatch):
+    """The numba LayerNorm (forward and backward over the last axis) adds in numpy's pairwise order: the same
+    bits as the numpy code for 1 … 128 features, and whole training runs are bit for bit the same."""
+    kernels = T._kernels()
+    if kernels is None:
+        pytest.skip("numba missing or its JIT disabled (NUMBA_DISABLE_JIT=1): LayerNorm always runs in numpy")
+    rng = np.random.default_rng(11)
+    for shape in [(3, 1), (2, 5, 7), (4, 9, 8), (1, 36, 32), (3, 6, 6, 33), (2, 64), (1, 3, 128), (2, 3, 129)]:
+        x = rng.normal(2.0, 3.0, shape) * 10.0 ** rng.integers(-3, 4, (*shape[:-1], 1))
+        g = rng.normal(size=shape)
+        fast = T.standardize(x)
+        fast_back = T.standardize_backward(g, fast[0], fast[3])
+        monkeypatch.setattr(T, "_KERNELS", False)
+        slow = T.standardize(x)
+        slow_back = T.standardize_backward(g, slow[0], slow[3])
+        monkeypatch.setattr(T, "_KERNELS", kernels)
+        for a, b in zip((*fast, fast_back), (*slow, slow_back), strict=True):
+            assert a.shape == b.shape
+            np.testing.assert_array_equal(a, b, err_msg=str(shape))
+    runs = {}
+    for state in (kernels, False):
+        monkeypatch.setattr(T, "_KERNELS", state)
+        runs[bool(state)] = (T.train_transformer("post", depth=2, steps=20), T.train_mlp("layer", depth=3, steps=20))
+    for fast, slow in zip(runs[True], runs[False], strict=True):
+        np.testing.assert_array_equal(fast.losses, slow.losses)
+        np.testing.assert_array_equal(fast.grad_norms, slow.grad_norms)
+
+
 def test_warmup_closed_form():
     assert [T.warmup_lr(s, 0.1, 4) for s in range(6)] == pytest.approx([0.025, 0.05, 0.075, 0.1, 0.1, 0.1])
     assert T.warmup_lr(0, 0.1, 0) == 0.1
