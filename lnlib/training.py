@@ -1,6 +1,6 @@
 """Train small models in numpy, with and without normalization (notebook 15).
 
-Two experiments, each deterministic for a seed (numpy only, every backward pass written by hand):
+Two experiments, each deterministic for a seed (numpy, every backward pass written by hand):
 
 - `train_mlp(norm)`: a deep ReLU MLP, blocks Linear → norm → ReLU, on a fixed 3-arm spiral (2-D points, 3 classes).
   norm = "none" | "layer" (LayerNorm) | "batch" (BatchNorm) | "rms" (RMSNorm); γ, β are learned.
@@ -20,7 +20,9 @@ therefore carries a leading RUN axis: `sweep` trains all (learning rate, warm-up
 (same seed, so the same initial weights and the same mini-batches; batched matmuls), paying each call once for the
 whole grid. Runs never mix along that axis, so each run's numbers are those of training it alone (`train_mlp` and
 `train_transformer` are the batch of one). A run that diverges is recorded at that step and dropped from the batch
-while the others go on.
+while the others go on. The tasks are kept small for the same reason (32 points, or 6 sequences, per step), and
+where numba is installed (and NUMBA_DISABLE_JIT is not set) Adam's update and LayerNorm's forward and backward run
+as compiled loops that do numpy's operations in numpy's order: the same bits either way (`_kernels`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _fast
 from . import transformer as tf
 
 NORMS = ("none", "layer", "batch", "rms")
@@ -37,7 +40,7 @@ FORMS = ("post", "pre", "none")
 BLOWUP, WINDOW = 3.0, 10  # diverged: the loss (mean of WINDOW steps) above BLOWUP × its start (see _blown_up)
 LN_EPS, RMS_EPS = 1e-5, 1e-6
 CLASSES, POINTS = 3, 600  # the spiral: 3 classes, 600 training and 600 held-out points
-DIGITS, LENGTH = 10, 6  # the sequence task: reverse 6 digits (0-9)
+DIGITS, LENGTH, HELD_OUT = 10, 6, 100  # the sequence task: reverse 6 digits (0-9); 100 held-out sequences
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
 
 
@@ -99,14 +102,19 @@ class Params:
 
 
 class Adam:
-    """Adam over a `Params` (all runs at once, each with its own learning rate), in place, with exactly
-    `adam_step`'s arithmetic. The (R, P) matrices are updated a block of columns at a time, so the dozen
-    element-wise operations of a step work on data still in the CPU's cache (faster than whole-matrix passes)."""
+    """Adam over a `Params` (all runs at once, each with its own learning rate), in place. The update is
+    `adam_step`'s in the cheaper order Kingma & Ba give at the end of their section 2, with the bias corrections
+    folded into two numbers: param ← param − (lr·√c2 / c1) · m / (√v + ε·√c2), c1 = 1 − β1^t, c2 = 1 − β2^t.
+    m and v are bit for bit `adam_step`'s, the parameters equal up to rounding (12 passes over them, not 14).
+    Where numba is there (and NUMBA_DISABLE_JIT is not set) the twelve passes run as one compiled loop with the
+    same bits (`_adam_rows`); otherwise the (R, P) matrices are updated a block of columns at a time, so the
+    passes work on data still in cache."""
 
     BLOCK = 32768  # elements (all runs together) per block: measured best on a 2-core EPYC (bench_training.py)
 
-    def __init__(self, params: Params):
+    def __init__(self, params: Params, *, compiled: bool = True):
         self.m, self.v, self.t = np.zeros_like(params.flat), np.zeros_like(params.flat), 0
+        self.compiled = compiled  # False: always the numpy passes (tests compare the two)
         self._use(params)
 
     def _use(self, params: Params) -> None:
@@ -118,11 +126,16 @@ class Adam:
     def step(self, lr) -> None:
         """One step with learning rate `lr` (a number, or one per run)."""
         self.t += 1
-        c1, c2 = 1 - BETA1**self.t, 1 - BETA2**self.t
-        lr = np.asarray(lr, dtype=np.float64).reshape(-1, 1)
-        flat, grad, size = self.params.flat, self.params.grad, self.params.flat.shape[1]
-        for start in range(0, size, self.cols):
-            cols = slice(start, min(start + self.cols, size))
+        root_c2 = math.sqrt(1 - BETA2**self.t)
+        size = np.asarray(lr, dtype=np.float64).reshape(-1, 1) * (root_c2 / (1 - BETA1**self.t))  # per run
+        eps = ADAM_EPS * root_c2
+        flat, grad, total = self.params.flat, self.params.grad, self.params.flat.shape[1]
+        kernel = _adam_kernel() if self.compiled else None
+        if kernel is not None:  # one pass instead of 12, the same bits (see _adam_rows)
+            kernel(flat, grad, self.m, self.v, np.broadcast_to(size, (len(flat), 1)).copy(), eps)
+            return
+        for start in range(0, total, self.cols):
+            cols = slice(start, min(start + self.cols, total))
             p, g, m, v = flat[:, cols], grad[:, cols], self.m[:, cols], self.v[:, cols]
             a, b = self._a[:, : p.shape[1]], self._b[:, : p.shape[1]]
             m *= BETA1  # m ← β1·m + (1 − β1)·g
@@ -132,18 +145,126 @@ class Adam:
             np.multiply(g, 1 - BETA2, out=a)
             a *= g
             v += a
-            np.divide(m, c1, out=a)  # lr·m̂ / (√v̂ + ε)
-            a *= lr
-            np.divide(v, c2, out=b)
-            np.sqrt(b, out=b)
-            b += ADAM_EPS
-            a /= b
+            np.sqrt(v, out=b)  # the step
+            b += eps
+            np.divide(m, b, out=a)
+            a *= size
             p -= a
 
     def keep(self, rows, params: Params) -> None:
         """Go on with only the runs `rows` (a boolean mask) of the moments, over `params` (those runs' Params)."""
         self.m, self.v = self.m[rows], self.v[rows]
         self._use(params)
+
+
+def _adam_rows(flat, grad, m, v, size, eps):  # pragma: no cover  (run compiled by numba)
+    """Adam.step's twelve numpy passes as one loop, element by element in the same order and with the same
+    constants (no fast-math, no contraction): the same bits, without streaming every array twelve times."""
+    b1, b2, c1, c2 = BETA1, BETA2, 1 - BETA1, 1 - BETA2
+    for r in range(flat.shape[0]):
+        s = size[r, 0]
+        for j in range(flat.shape[1]):
+            g = grad[r, j]
+            mj = m[r, j] * b1 + g * c1
+            vj = v[r, j] * b2 + g * c2 * g
+            m[r, j] = mj
+            v[r, j] = vj
+            flat[r, j] -= mj / (math.sqrt(vj) + eps) * s
+
+
+def _row_sum(a, start, n):  # pragma: no cover  (run compiled by numba)
+    """Σ a[start : start + n] added in numpy's order for a contiguous row of n ≤ 128 (its pairwise sum: eight
+    running sums, combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the rest one by one)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[start + i]
+        return res
+    s0, s1, s2, s3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    s4, s5, s6, s7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    i, whole = 8, n - n % 8
+    while i < whole:
+        j = start + i
+        s0, s1, s2, s3 = s0 + a[j], s1 + a[j + 1], s2 + a[j + 2], s3 + a[j + 3]
+        s4, s5, s6, s7 = s4 + a[j + 4], s5 + a[j + 5], s6 + a[j + 6], s7 + a[j + 7]
+        i += 8
+    res = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    while i < n:
+        res += a[start + i]
+        i += 1
+    return res
+
+
+def _standardize_rows(x, eps):  # pragma: no cover  (run compiled by numba)
+    """`standardize` over the last axis of a C-contiguous (rows, n) array, operation for operation."""
+    rows, n = x.shape
+    flat = x.ravel()
+    xhat, sq = np.empty(x.shape), np.empty(n)
+    mean, var, std = np.empty((rows, 1)), np.empty((rows, 1)), np.empty((rows, 1))
+    for r in range(rows):
+        mu = _row_sum(flat, r * n, n) / n
+        for j in range(n):
+            c = flat[r * n + j] - mu
+            xhat[r, j] = c
+            sq[j] = c * c
+        s2 = _row_sum(sq, 0, n) / n
+        sd = math.sqrt(s2 + eps)
+        for j in range(n):
+            xhat[r, j] = xhat[r, j] / sd
+        mean[r, 0], var[r, 0], std[r, 0] = mu, s2, sd
+    return xhat, mean, var, std
+
+
+def _standardize_rows_backward(g, xhat, std):  # pragma: no cover  (run compiled by numba)
+    """`standardize_backward` over the last axis of C-contiguous (rows, n) arrays, operation for operation."""
+    rows, n = g.shape
+    gf, xf = g.ravel(), xhat.ravel()
+    dx, gx = np.empty(g.shape), np.empty(n)
+    for r in range(rows):
+        for j in range(n):
+            gx[j] = gf[r * n + j] * xf[r * n + j]
+        mean_g = _row_sum(gf, r * n, n) / n
+        mean_gx = _row_sum(gx, 0, n) / n
+        inv = 1.0 / std[r, 0]
+        for j in range(n):
+            dx[r, j] = ((gf[r * n + j] - mean_g) - xf[r * n + j] * mean_gx) * inv
+    return dx
+
+
+_KERNELS = None  # the compiled kernels (numba), False where numba is missing or disabled
+
+
+def _kernels():
+    """{name: compiled function} for Adam's update and LayerNorm's forward and backward (numba, imported on the
+    first training step and cached on disk as lnlib/_fast.py does), or None without numba or with
+    NUMBA_DISABLE_JIT=1: then the numpy code runs, with the same bits (tests/test_training.py checks it)."""
+    global _KERNELS
+    if _KERNELS is None:
+        if not _fast.available():
+            _KERNELS = False
+        else:
+            import numba  # lazy: importing numba takes about half a second
+            from numba.extending import register_jitable
+
+            register_jitable(error_model="numpy")(_row_sum)  # callable from the compiled kernels below
+
+            def jit(f):
+                try:
+                    return numba.njit(cache=True, nogil=True, error_model="numpy")(f)
+                except RuntimeError:  # no writable cache directory anywhere: compile once per process
+                    return numba.njit(nogil=True, error_model="numpy")(f)
+
+            _KERNELS = {
+                "adam": jit(_adam_rows),
+                "standardize": jit(_standardize_rows),
+                "standardize_backward": jit(_standardize_rows_backward),
+            }
+    return _KERNELS or None
+
+
+def _adam_kernel():
+    kernels = _kernels()
+    return kernels["adam"] if kernels else None
 
 
 def global_norms(grad: np.ndarray) -> np.ndarray:
@@ -181,23 +302,58 @@ def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
 # tests/test_training.py checks that they agree with lnlib's functions.
 
 
+def _rows_kernel_applies(x: np.ndarray, axis: int) -> bool:
+    """The compiled LayerNorm handles the last axis of C-contiguous float64 arrays of 1 … 128 features."""
+    return (
+        axis in (-1, x.ndim - 1)
+        and x.dtype == np.float64
+        and 0 < x.shape[-1] <= 128
+        and x.size > 0
+        and x.flags.c_contiguous
+    )
+
+
 def standardize(x: np.ndarray, axis: int = -1, eps: float = LN_EPS):
     """x̂ = (x − μ) / √(σ² + ε) over `axis` (-1: LayerNorm over the features; -2: BatchNorm over the batch).
-    Returns (x̂, μ, σ², √(σ² + ε)): the statistics are reused by the backward pass and BatchNorm's running ones."""
-    n = x.shape[axis]
-    mean = np.add.reduce(x, axis=axis, keepdims=True) / n
+    Returns (x̂, μ, σ², √(σ² + ε)): the statistics are reused by the backward pass and BatchNorm's running ones.
+    Over the last axis of a C-contiguous float64 array of ≤ 128 features it runs compiled where numba is there
+    (`_standardize_rows`: the same operations, numpy's order of additions, the same bits)."""
+    kernels = _kernels() if _rows_kernel_applies(x, axis) else None
+    if kernels is not None:
+        n = x.shape[-1]
+        out = kernels["standardize"](x.reshape(-1, n), eps)
+        return out[0].reshape(x.shape), *(a.reshape(*x.shape[:-1], 1) for a in out[1:])
+    n = x.shape[axis]  # written in place where possible: the same numbers, fewer temporary arrays
+    mean = np.add.reduce(x, axis=axis, keepdims=True)
+    mean /= n
     c = x - mean
-    var = np.add.reduce(c * c, axis=axis, keepdims=True) / n
-    std = np.sqrt(var + eps)
-    return c / std, mean, var, std
+    sq = c * c
+    var = np.add.reduce(sq, axis=axis, keepdims=True)
+    var /= n
+    std = var + eps
+    np.sqrt(std, out=std)
+    c /= std
+    return c, mean, var, std
 
 
 def standardize_backward(dxhat: np.ndarray, xhat: np.ndarray, std: np.ndarray, axis: int = -1) -> np.ndarray:
-    """dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε), means over `axis` (as lnlib.layer_norm_backward)."""
+    """dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε), means over `axis` (as lnlib.layer_norm_backward);
+    compiled like `standardize` where it applies (`_standardize_rows_backward`, the same bits)."""
+    kernels = _kernels() if _rows_kernel_applies(dxhat, axis) and _rows_kernel_applies(xhat, axis) else None
+    if kernels is not None:
+        n = xhat.shape[-1]
+        dx = kernels["standardize_backward"](dxhat.reshape(-1, n), xhat.reshape(-1, n), std.reshape(-1, 1))
+        return dx.reshape(xhat.shape)
     n, g = xhat.shape[axis], dxhat
-    mean_g = np.add.reduce(g, axis=axis, keepdims=True) / n
-    mean_gx = np.add.reduce(g * xhat, axis=axis, keepdims=True) / n
-    return (1.0 / std) * (g - mean_g - xhat * mean_gx)
+    mean_g = np.add.reduce(g, axis=axis, keepdims=True)
+    mean_g /= n
+    gx = g * xhat
+    mean_gx = np.add.reduce(gx, axis=axis, keepdims=True)
+    mean_gx /= n
+    dx = g - mean_g
+    dx -= np.multiply(xhat, mean_gx, out=gx)
+    dx *= 1.0 / std
+    return dx
 
 
 def rms_scale(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -455,7 +611,7 @@ def train_mlp(
     lr: float = 1e-2,
     steps: int = 300,
     seed: int = 0,
-    batch_size: int = 64,
+    batch_size: int = 32,
     warmup_steps: int = 0,
     record_steps=(0, -1),
 ) -> Run:
@@ -485,7 +641,7 @@ def train_mlp_runs(
     width: int = 64,
     steps: int = 300,
     seed: int = 0,
-    batch_size: int = 64,
+    batch_size: int = 32,
     record_steps=(0, -1),
 ) -> list[Run]:
     """`train_mlp` for several (lr, warmup_steps) settings at once, in lockstep: one Run per setting, each the
@@ -701,12 +857,12 @@ def train_transformer(
     warmup_steps: int = 0,
     steps: int = 300,
     seed: int = 0,
-    batch_size: int = 8,
+    batch_size: int = 6,
 ) -> Run:
     """Train embedding + encoder stack (`form`: "post", "pre" or "none") + head to reverse 6 digits, with Adam.
 
     Every step draws `batch_size` fresh random sequences; the learning rate warms up linearly over warmup_steps.
-    run.test_accuracy: the fraction of digits in the right place on 256 held-out sequences.
+    run.test_accuracy: the fraction of digits in the right place on HELD_OUT (100) held-out sequences.
     """
     (run,) = train_transformer_runs(
         form, [(lr, warmup_steps)], depth=depth, width=width, steps=steps, seed=seed, batch_size=batch_size
@@ -715,7 +871,7 @@ def train_transformer(
 
 
 def train_transformer_runs(
-    form: str, settings, *, depth: int = 6, width: int = 32, steps: int = 300, seed: int = 0, batch_size: int = 8
+    form: str, settings, *, depth: int = 6, width: int = 32, steps: int = 300, seed: int = 0, batch_size: int = 6
 ) -> list[Run]:
     """`train_transformer` for several (lr, warmup_steps) settings at once, in lockstep: one Run per setting, each
     the same as `train_transformer(form, lr=lr, warmup_steps=warmup_steps, …)` would give."""
@@ -727,7 +883,7 @@ def train_transformer_runs(
     rng = np.random.default_rng(seed)
     model = SequenceModel(form, depth, width, rng, seed, runs=len(settings))
     runs = _train(model, lambda step: digit_batch(rng, batch_size), settings, steps, [], None)
-    held_out = digit_batch(np.random.default_rng([seed, 99]), 256)
+    held_out = digit_batch(np.random.default_rng([seed, 99]), HELD_OUT)
     for run in runs:
         if not run.diverged:
             run.test_accuracy = run.model.accuracy(*held_out)

@@ -48,7 +48,7 @@ def test_mlp_run_has_the_documented_fields():
     assert sorted(run.snapshots) == [0, 19]
     snap = run.snapshots[0]
     assert len(snap.activations) == len(snap.gradients) == 3
-    assert snap.activations[0].shape == snap.gradients[0].shape == (64, 16)
+    assert snap.activations[0].shape == snap.gradients[0].shape == (32, 16)  # default batch: 32 points
     assert snap.activation_std.shape == (3,) and 0 <= run.test_accuracy <= 1
 
 
@@ -347,12 +347,15 @@ def test_adam_matches_torch_optim_adam():
         np.testing.assert_allclose(params.values[k][0], ref[k].detach().numpy(), rtol=1e-12, atol=1e-15)
 
 
-def test_adam_with_one_learning_rate_per_run_steps_each_run_as_adam_step():
-    """Several runs, each its own learning rate, and (P = 20 000) several column blocks: bit for bit adam_step."""
+@pytest.mark.parametrize("compiled", [True, False])
+def test_adam_with_one_learning_rate_per_run_steps_each_run_as_adam_step(compiled):
+    """Several runs, each its own learning rate, and (P = 20 000) several column blocks: each run is adam_step's
+    (the moments bit for bit; the parameters up to rounding, the step's constants being folded differently).
+    compiled=True uses numba's one-pass loop where numba is there (else the numpy passes, as compiled=False)."""
     rng = np.random.default_rng(9)
     params = T.Params({"w": rng.normal(size=(3, 100, 150)), "b": rng.normal(size=(3, 5000))})
-    opt = T.Adam(params)
-    assert opt.cols < params.flat.shape[1]  # the update really goes block by block
+    opt = T.Adam(params, compiled=compiled)
+    assert opt.cols < params.flat.shape[1]  # the numpy update really goes block by block
     start, m, v = params.flat.copy(), np.zeros_like(params.flat), np.zeros_like(params.flat)
     lrs = (0.1, 0.0, 0.01)
     for t in (1, 2, 3):
@@ -360,7 +363,66 @@ def test_adam_with_one_learning_rate_per_run_steps_each_run_as_adam_step():
         opt.step(np.array(lrs))
         for r, lr in enumerate(lrs):
             start[r], m[r], v[r] = T.adam_step(start[r], params.grad[r], m[r], v[r], t, lr)
-    np.testing.assert_array_equal(params.flat, start)
+        np.testing.assert_array_equal(opt.m, m)
+        np.testing.assert_array_equal(opt.v, v)
+        np.testing.assert_allclose(params.flat, start, rtol=1e-13, atol=1e-15)
+    assert not np.array_equal(params.flat[0], params.flat[1])  # the runs really took different steps
+
+
+def test_compiled_adam_gives_the_numpy_passes_bits():
+    """The numba loop does the numpy passes' operations in the same order: the same bits, also after runs are
+    dropped (keep) and with gradients from 1e-8 to 1e2; NUMBA_DISABLE_JIT=1 or no numba → the numpy passes."""
+    if T._adam_kernel() is None:
+        pytest.skip("numba missing or its JIT disabled (NUMBA_DISABLE_JIT=1): Adam always makes the numpy passes")
+    rng = np.random.default_rng(10)
+    start = {"w": rng.normal(size=(4, 30, 40)), "b": rng.normal(size=(4, 7))}
+    fast, slow = T.Params(start), T.Params(start)
+    opt_fast, opt_slow = T.Adam(fast), T.Adam(slow, compiled=False)
+    lrs = np.array([1e-3, 3e-2, 0.5, 1e-4])
+    for t in range(6):
+        if t == 3:  # drop run 2, as _train does when a run diverges
+            rows = np.array([True, True, False, True])
+            fast, slow, lrs = fast.subset(rows), slow.subset(rows), lrs[rows]
+            opt_fast.keep(rows, fast)
+            opt_slow.keep(rows, slow)
+        g = rng.normal(size=fast.grad.shape) * 10.0 ** rng.integers(-8, 3, fast.grad.shape)
+        fast.grad[...], slow.grad[...] = g, g
+        opt_fast.step(lrs)
+        opt_slow.step(lrs)
+        np.testing.assert_array_equal(fast.flat, slow.flat)
+        np.testing.assert_array_equal(opt_fast.m, opt_slow.m)
+        np.testing.assert_array_equal(opt_fast.v, opt_slow.v)
+    opt_fast.step(2e-3)  # one learning rate for every run
+    opt_slow.step(2e-3)
+    np.testing.assert_array_equal(fast.flat, slow.flat)
+
+
+def test_compiled_layer_norm_gives_the_numpy_bits(monkeypatch):
+    """The numba LayerNorm (forward and backward over the last axis) adds in numpy's pairwise order: the same
+    bits as the numpy code for 1 … 128 features, and whole training runs are bit for bit the same."""
+    kernels = T._kernels()
+    if kernels is None:
+        pytest.skip("numba missing or its JIT disabled (NUMBA_DISABLE_JIT=1): LayerNorm always runs in numpy")
+    rng = np.random.default_rng(11)
+    for shape in [(3, 1), (2, 5, 7), (4, 9, 8), (1, 36, 32), (3, 6, 6, 33), (2, 64), (1, 3, 128), (2, 3, 129)]:
+        x = rng.normal(2.0, 3.0, shape) * 10.0 ** rng.integers(-3, 4, (*shape[:-1], 1))
+        g = rng.normal(size=shape)
+        fast = T.standardize(x)
+        fast_back = T.standardize_backward(g, fast[0], fast[3])
+        monkeypatch.setattr(T, "_KERNELS", False)
+        slow = T.standardize(x)
+        slow_back = T.standardize_backward(g, slow[0], slow[3])
+        monkeypatch.setattr(T, "_KERNELS", kernels)
+        for a, b in zip((*fast, fast_back), (*slow, slow_back), strict=True):
+            assert a.shape == b.shape
+            np.testing.assert_array_equal(a, b, err_msg=str(shape))
+    runs = {}
+    for state in (kernels, False):
+        monkeypatch.setattr(T, "_KERNELS", state)
+        runs[bool(state)] = (T.train_transformer("post", depth=2, steps=20), T.train_mlp("layer", depth=3, steps=20))
+    for fast, slow in zip(runs[True], runs[False], strict=True):
+        np.testing.assert_array_equal(fast.losses, slow.losses)
+        np.testing.assert_array_equal(fast.grad_norms, slow.grad_norms)
 
 
 def test_warmup_closed_form():
@@ -438,7 +500,7 @@ def test_function_exercises_accept_the_solutions_and_reject_placeholders(capsys)
 
 
 def test_sweep_outcomes_and_rejects_unknown_models():
-    grid = T.sweep("mlp", ("layer", "none"), (1e-2, 5.0), steps=30, depth=3)
+    grid = T.sweep("mlp", ("layer", "none"), (1e-2, 5.0), steps=60, depth=3)
     assert sorted(grid) == [("layer", 0.01, 0), ("layer", 5.0, 0), ("none", 0.01, 0), ("none", 5.0, 0)]
     assert T.outcome(grid[("none", 5.0, 0)]) == "发散" and math.isnan(T.final_loss(grid[("none", 5.0, 0)]))
     assert T.outcome(grid[("layer", 0.01, 0)]) == "学会"
