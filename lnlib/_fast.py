@@ -86,10 +86,18 @@ def _build():
     _stats.prange = numba.prange
     _chunks = 8 * numba.config.NUMBA_NUM_THREADS
     # Everything compiled lives in lnlib/_stats.py: numba's cache is invalidated by a change of that file.
+    return jit(_stats.normalize_chunks, parallel=True)
+
+
+def jit(f, **options):
+    """`f` compiled by numba (no fast-math: numpy's operations in numpy's order), its machine code cached on disk
+    (see the module doc); where no directory is writable, compiled once per process. Call only when `available()`."""
+    import numba  # already imported by available(); cheap
+
     try:
-        return numba.njit(parallel=True, cache=True, nogil=True, error_model="numpy")(_stats.normalize_chunks)
-    except RuntimeError:  # no writable cache directory anywhere: compile once per process
-        return numba.njit(parallel=True, nogil=True, error_model="numpy")(_stats.normalize_chunks)
+        return numba.njit(cache=True, nogil=True, error_model="numpy", **options)(f)
+    except RuntimeError:  # no writable cache directory anywhere
+        return numba.njit(nogil=True, error_model="numpy", **options)(f)
 
 
 def _param64(value, d: int, default: float) -> np.ndarray:

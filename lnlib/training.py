@@ -243,21 +243,13 @@ def _kernels():
         if not _fast.available():
             _KERNELS = False
         else:
-            import numba  # lazy: importing numba takes about half a second
-            from numba.extending import register_jitable
+            from numba.extending import register_jitable  # numba is imported here by _fast.available()
 
             register_jitable(error_model="numpy")(_row_sum)  # callable from the compiled kernels below
-
-            def jit(f):
-                try:
-                    return numba.njit(cache=True, nogil=True, error_model="numpy")(f)
-                except RuntimeError:  # no writable cache directory anywhere: compile once per process
-                    return numba.njit(nogil=True, error_model="numpy")(f)
-
             _KERNELS = {
-                "adam": jit(_adam_rows),
-                "standardize": jit(_standardize_rows),
-                "standardize_backward": jit(_standardize_rows_backward),
+                "adam": _fast.jit(_adam_rows),
+                "standardize": _fast.jit(_standardize_rows),
+                "standardize_backward": _fast.jit(_standardize_rows_backward),
             }
     return _KERNELS or None
 

@@ -6,7 +6,6 @@ Import them with `from helpers import ...` (tests/ is on sys.path under pytest's
 from __future__ import annotations
 
 import copy
-import hashlib
 import re
 import warnings
 from fractions import Fraction
@@ -72,22 +71,9 @@ def strict_warnings() -> None:
 
 # --- executed notebooks ---------------------------------------------------------------------------------------------
 
-_EXECUTED: dict[str, nbformat.NotebookNode] = {}
-
-
-def code_key(nb: nbformat.NotebookNode) -> str:
-    """What a run depends on: the code cells' sources, in order (no notebook reads files, so not the folder)."""
-    return hashlib.sha256("\0".join(c.source for c in nb.cells if c.cell_type == "code").encode()).hexdigest()
-
 
 def executed(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A fresh run of `nb` (a copy; `nb` is untouched) in a kernel started in notebooks/, as nbval runs it.
-
-    One run per code per test session: a notebook and its student copy with the same code cells share one run.
-    """
-    key = code_key(nb)
-    if key not in _EXECUTED:
-        run = copy.deepcopy(nb)
-        execute(run, NOTEBOOKS)
-        _EXECUTED[key] = run
-    return copy.deepcopy(_EXECUTED[key])
+    """A fresh run of `nb` (a copy; `nb` is untouched) in a kernel started in notebooks/, as nbval runs it."""
+    run = copy.deepcopy(nb)
+    execute(run, NOTEBOOKS)
+    return run

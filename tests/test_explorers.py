@@ -557,25 +557,37 @@ def test_the_ends_of_every_range_are_accepted_as_given(make, control, given):
     assert getattr(e, control).value == pytest.approx(given, rel=1e-12)
 
 
-def test_depth_explorer_prepares_the_neighbouring_depths_while_idle():
-    """In a kernel (a running event loop), the depths next to the current one are computed and drawn in idle time,
-    so the next slider step only sends a ready frame."""
+def drawn_ahead(make, ready, act):
+    """Build an explorer inside a running event loop (as in a kernel, where idle time draws ahead), wait until
+    `ready(explorer)` (at most 30 s, for a very busy machine), then `act(explorer)`: returns the explorer and how many
+    frames it had drawn just before the act."""
 
     async def run():
-        e = widgets.DepthExplorer(4, width=8)
-        for _ in range(300):  # bounded wait: at most 30 s on a very busy machine
-            if e._live.cached(5) is not None and e._live.cached(3) is not None:
+        e = make()
+        for _ in range(300):
+            if ready(e):
                 break
             await asyncio.sleep(0.1)
         frames = e._live.frames
-        e.depth.value = 5
+        act(e)
         return e, frames
 
     loop = asyncio.new_event_loop()
     try:
-        e, frames = loop.run_until_complete(run())
+        return loop.run_until_complete(run())
     finally:
         loop.close()
+
+
+def test_depth_explorer_prepares_the_neighbouring_depths_while_idle():
+    """In a kernel (a running event loop), the depths next to the current one are computed and drawn in idle time,
+    so the next slider step only sends a ready frame."""
+
+    e, frames = drawn_ahead(
+        lambda: widgets.DepthExplorer(4, width=8),
+        ready=lambda e: e._live.cached(5) is not None and e._live.cached(3) is not None,
+        act=lambda e: setattr(e.depth, "value", 5),
+    )
     assert e._live.frames == frames, "depth 5 was drawn in advance"
     assert "第 5 层" in e.summary.value
     plain = widgets.DepthExplorer(4, width=8)  # no event loop: no prefetch, depth 5 drawn on demand
@@ -602,22 +614,16 @@ def test_the_next_slider_step_is_ready_before_the_learner_takes_it(case):
         control = getattr(e, name)
         return control[-1] if isinstance(control, list) else control
 
-    async def run():
+    def moved_once():
         e = make()
         slider(e).value = first
-        for _ in range(300):  # bounded wait: at most 30 s on a very busy machine
-            if len(e.neighbours()) == 2 and all(widgets._state_key(s) in e._views for s in e.neighbours()):
-                break
-            await asyncio.sleep(0.1)
-        frames = e._live.frames
-        slider(e).value = second
-        return e, frames
+        return e
 
-    loop = asyncio.new_event_loop()
-    try:
-        e, frames = loop.run_until_complete(run())
-    finally:
-        loop.close()
+    e, frames = drawn_ahead(
+        moved_once,
+        ready=lambda e: len(e.neighbours()) == 2 and all(widgets._state_key(s) in e._views for s in e.neighbours()),
+        act=lambda e: setattr(slider(e), "value", second),
+    )
     assert e._live.frames == frames, "the step was drawn in advance"
     plain = make()  # no event loop: nothing drawn ahead, the step drawn on demand
     slider(plain).value = second
@@ -630,22 +636,13 @@ def test_the_next_slider_step_is_ready_before_the_learner_takes_it(case):
 def test_every_axis_choice_is_ready_before_the_learner_clicks():
     """AxisExplorer has a handful of choices (row, column, whole table × which one): all are drawn in idle time."""
 
-    async def run():
-        e = widgets.AxisExplorer()
-        for _ in range(300):  # bounded wait: at most 30 s on a very busy machine
-            if all(widgets._state_key(s) in e._views for s in e.neighbours()):
-                break
-            await asyncio.sleep(0.1)
-        frames = e._live.frames
+    def click(e):
         e.mode.value = "column"
         e.index.value = 2
-        return e, frames
 
-    loop = asyncio.new_event_loop()
-    try:
-        e, frames = loop.run_until_complete(run())
-    finally:
-        loop.close()
+    e, frames = drawn_ahead(
+        widgets.AxisExplorer, ready=lambda e: all(widgets._state_key(s) in e._views for s in e.neighbours()), act=click
+    )
     assert len(e.neighbours()) == 3 + 4 + 1
     assert e._live.frames == frames, "the choice was drawn in advance"
     plain = widgets.AxisExplorer()
