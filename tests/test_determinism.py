@@ -25,6 +25,15 @@ from tools.course import ROOT
 from tools.run_notebooks import execute
 
 KERNELSPEC = {"kernelspec": {"name": "python3", "display_name": "Python 3"}}
+# One small notebook, one case per cell (nbval reports each cell as its own test item), so the whole check costs
+# two kernel starts: one real run for the unseeded cell's stored output, one nbval run.
+CASES = {
+    "fresh": "print(1 + 1)\n7 * 6",
+    "stale": "print(1 + 1)",
+    "stale-result": "7 * 6",
+    "unseeded": "import numpy as np\nprint(np.random.default_rng().random())",
+    "address": "print(object())",
+}
 
 
 def makefile_nbval_flags() -> list[str]:
@@ -34,41 +43,32 @@ def makefile_nbval_flags() -> list[str]:
     return shlex.split(match.group(1))
 
 
-def notebook(source: str, *outputs) -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook(metadata=KERNELSPEC)
-    cell = nbformat.v4.new_code_cell(source)
-    cell.outputs = list(outputs)
-    cell.execution_count = 1 if outputs else None
-    nb.cells = [cell]
-    return nb
-
-
 def stdout(text: str):
     return nbformat.v4.new_output("stream", name="stdout", text=text)
 
 
+def result(text: str):
+    return nbformat.v4.new_output("execute_result", data={"text/plain": text}, execution_count=1)
+
+
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory) -> dict[str, str]:
-    """Run nbval (the Makefile's flags, cwd = repository root as in `make`) over five small notebooks at once;
-    return {notebook name: "passed" | "failed"}."""
+    """Run nbval (the Makefile's flags, cwd = repository root as in `make`) over one notebook holding the five
+    cases; return {case: "passed" | "failed"}."""
     folder = tmp_path_factory.mktemp("nbval")
-    unseeded = notebook("import numpy as np\nprint(np.random.default_rng().random())")
-    execute(unseeded, folder)  # stored outputs from a real run, as tools.run_notebooks makes them
-    cases = {
-        "fresh": notebook(
-            "print(1 + 1)\n7 * 6",
-            stdout("2\n"),
-            nbformat.v4.new_output("execute_result", data={"text/plain": "42"}, execution_count=1),
-        ),
-        "stale": notebook("print(1 + 1)", stdout("3\n")),
-        "stale-result": notebook(
-            "7 * 6", nbformat.v4.new_output("execute_result", data={"text/plain": "41"}, execution_count=1)
-        ),
-        "unseeded": unseeded,
-        "address": notebook("print(object())", stdout("<object object at 0x7f0000000000>\n")),
+    nb = nbformat.v4.new_notebook(metadata=KERNELSPEC)
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in CASES.values()]
+    execute(nb, folder)  # stored outputs from a real run, as tools.run_notebooks makes them
+    stored = {
+        "fresh": [stdout("2\n"), result("42")],
+        "stale": [stdout("3\n")],
+        "stale-result": [result("41")],
+        "address": [stdout("<object object at 0x7f0000000000>\n")],
     }
-    for name, nb in cases.items():
-        nbformat.write(nb, folder / f"{name}.ipynb")
+    for cell, name in zip(nb.cells, CASES, strict=True):
+        if name in stored:  # "unseeded" keeps the outputs of its real run
+            cell.outputs = stored[name]
+    nbformat.write(nb, folder / "cases.ipynb")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *makefile_nbval_flags(), str(folder)],
         cwd=ROOT,
@@ -76,8 +76,12 @@ def verdicts(tmp_path_factory) -> dict[str, str]:
         text=True,
         timeout=600,
     )
-    found = {m[1]: m[0].lower() for m in re.findall(r"^(PASSED|FAILED) \S*?([\w-]+)\.ipynb::", proc.stdout, re.M)}
-    assert set(found) == set(cases), proc.stdout[-3000:] + proc.stderr[-2000:]
+    names = list(CASES)
+    found = {
+        names[int(m[1])]: m[0].lower()
+        for m in re.findall(r"^(PASSED|FAILED) \S*?cases\.ipynb::Cell (\d+)", proc.stdout, re.M)
+    }
+    assert set(found) == set(CASES), proc.stdout[-3000:] + proc.stderr[-2000:]
     return found
 
 
