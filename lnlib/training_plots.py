@@ -138,7 +138,7 @@ def loss_curves(
             _curve(axes[1], key, i, run.grad_norms, smooth=smooth, logy=True, diverged=run.diverged)
     axes[0].set_ylabel(f"训练损失（最近 {smooth} 步的平均）" if smooth > 1 else "训练损失")
     if grad_norms:
-        axes[1].set_ylabel("全局梯度范数")
+        axes[1].set_ylabel(f"全局梯度范数（最近 {smooth} 步的平均）" if smooth > 1 else "全局梯度范数")
         axes[1].set_yscale("log")
         axes[1].set_title("梯度范数", fontsize=10)
     if logy:
