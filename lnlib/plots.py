@@ -488,7 +488,10 @@ def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
 
 
-def epsilon_plot(effect: EpsilonEffect, *, eps_range=(1e-8, 1.0)) -> Figure:
+EPS_RANGE = (1e-8, 1.0)  # the ε axis of epsilon_plot (EpsilonExplorer keeps it)
+
+
+def epsilon_plot(effect: EpsilonEffect, *, eps_range=EPS_RANGE) -> Figure:
     """Left: x̂ of one row at this ε (y axis fixed to the ε → 0 limit). Right: the variance of x̂, σ²/(σ²+ε),
     against ε on a log axis, with the current ε marked (notebook 04).
 

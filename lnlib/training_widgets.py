@@ -125,13 +125,21 @@ class TrainingExplorer(Explorer):
         return png
 
     def neighbours(self) -> list[tuple]:
-        """The choices one step away on the learning-rate slider and the warm-up buttons."""
+        """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
+        buttons, then the other models as they open, then every other learning rate and warm-up of this choice
+        of variants. The grids are small (a dozen pictures), so in a while every picture is ready."""
         model, variants, lr, warmup = self.state()
         lrs = [v for _, v in self.lr.options]
         warmups = [v for _, v in self.warmup.options]
         i = lrs.index(lr)
         near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
-        return [(model, variants, v, warmup) for v in near] + [(model, variants, lr, w) for w in warmups if w != warmup]
+        states = [(model, variants, v, warmup) for v in near] + [(model, variants, lr, w) for w in warmups if w != warmup]
+        for other in self.grids:
+            if other != model:
+                v, r, w = self._choices(other)
+                states.append((other, tuple(x for _, x in v), r[len(r) // 2][1], w[0][1]))
+        states += [(model, variants, r, w) for r in lrs for w in warmups]
+        return list(dict.fromkeys(states))
 
     def prefetch(self) -> None:
         """Draw the next missing neighbour of the current choice (one per call, then reschedule)."""

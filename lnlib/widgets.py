@@ -254,8 +254,14 @@ class TypedVectorExplorer(Explorer):
             self.values = self.read(text)
         except ValueError as err:
             raise ValueError(f"text: {err}") from None
+        # applied on Enter (or when the box loses focus), not on every key: "2", "20", "20, 4" … are not the
+        # vector the learner means, and each of them would cost a full redraw before the one that counts
         self.text = widgets.Text(
-            value=text, description="向量 x：", continuous_update=True, layout=widgets.Layout(width="420px")
+            value=text,
+            description="向量 x（回车）：",
+            continuous_update=False,
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="420px"),
         )
         self.message = widgets.HTML()
 
@@ -358,6 +364,12 @@ def _fitted_png(live: LiveFigure, key) -> bytes:
         live.relayout()
         png = live.png(key)
     return png
+
+
+def _xhat_bound(d: int) -> float:
+    """The largest max |x̂| any row of d numbers can have as ε → 0: √(d − 1), reached when one value differs from
+    all the others (Samuelson's inequality); 1 for d = 1. An axis this tall fits every row of that length."""
+    return math.sqrt(d - 1) if d > 1 else 1.0
 
 
 def _xhat_limit(values: np.ndarray) -> float:
@@ -496,12 +508,17 @@ class EpsilonExplorer(TypedVectorExplorer):
 
     def _frame(self, row: bytes, effect) -> bytes:
         key = (row, effect.eps)
-        if self._live is None or self._live_for != row:
+        if self._live is None or (self._live_for != row and not self._same_panels(row, effect)):
             self._live, self._live_for = _successor(self._live, plots.epsilon_plot(effect)), row
             left, right = self._live.fig.axes[:2]
+            left.set_ylim(-1.25 * _xhat_bound(effect.x.size), 1.25 * _xhat_bound(effect.x.size))
             self._title = split_title(left, r"$\hat{x}$", f"ε = {effect.eps:.0e}")
-            self._live.animate([*moving_artists(left), self._title, *_markers(right)])
+            self._live.animate([*moving_artists(left), self._title, *moving_artists(right)])
             return _fitted_png(self._live, key)
+        if self._live_for != row:  # a new row of the same length: only the animated artists move
+            self._move_to(effect)
+            self._live_for = row
+            return self._live.png(key)
         png = self._live.cached(key)
         if png is None:
             left, right = self._live.fig.axes[:2]
@@ -511,6 +528,38 @@ class EpsilonExplorer(TypedVectorExplorer):
                 marker.set_data([effect.eps], [effect.kept])
             png = self._live.png(key)
         return png
+
+    def _same_panels(self, row: bytes, effect) -> bool:
+        """The kept figure can show this row: as many values, and the ε = σ² guide shown (or not) for both."""
+        if self._live is None or len(self._live_for) != len(row):
+            return False
+        has_guide = any(line.get_linestyle() == ":" for line in self._live.fig.axes[1].lines)
+        return has_guide or not _guide_shown(effect)  # a guide that exists can be hidden
+
+    def _move_to(self, effect) -> None:
+        """The kept figure redrawn for a new row of the same length (what `plots.epsilon_plot` would draw)."""
+        left, right = self._live.fig.axes[:2]
+        set_bars(left, effect.steps.normalized)
+        self._title.set_text(f"ε = {effect.eps:.0e}")
+        curve = right.lines[0]
+        curve.set_ydata(pitfalls.kept_variance(effect.sigma, curve.get_xdata()))
+        for marker in _markers(right):
+            marker.set_data([effect.eps], [effect.kept])
+        shown, at = _guide_shown(effect), effect.sigma**2
+        for line in (line for line in right.lines if line.get_linestyle() == ":"):  # the ε = σ² guide
+            line.set_visible(shown)
+            if shown:
+                line.set_xdata([at, at])
+        for text in right.texts:  # its label
+            text.set_visible(shown)
+            if shown:
+                text.xy = (at, text.xy[1])
+
+
+def _guide_shown(effect) -> bool:
+    """Whether `plots.epsilon_plot` marks ε = σ² (it does when σ² lies on its ε axis)."""
+    lo, hi = plots.EPS_RANGE
+    return bool(np.sqrt(lo) <= effect.sigma <= np.sqrt(hi))
 
 
 def _markers(ax) -> list:

@@ -290,6 +290,14 @@ MOVES = {
         [(lambda e: e.mode, "all"), (lambda e: e.mode, "row"), (lambda e: e.index, 0)],
     ),
     "epsilon": (lambda: widgets.EpsilonExplorer(), [(lambda e: e.eps, 1e-7), (lambda e: e.eps, 10**-5.75)]),
+    "epsilon-same-length": (  # σ² off the ε axis (its guide hidden), then on it again, in the kept figure
+        lambda: widgets.EpsilonExplorer(),
+        [(lambda e: e.text, "20, 40, 60, 80"), (lambda e: e.eps, 1e-3), (lambda e: e.text, "3, 3.01, 2.99, 3")],
+    ),
+    "epsilon-guide-hidden": (
+        lambda: widgets.EpsilonExplorer(),
+        [(lambda e: e.eps, 1e-3), (lambda e: e.text, "1, 2, 3, 90")],
+    ),
     "scale-shift": (
         lambda: widgets.ScaleShiftExplorer("2, 4, 6, 8"),
         [(lambda e: e.scale, 10**0.5), (lambda e: e.shift, -20.0), (lambda e: e.scale, 0.1)],
@@ -650,3 +658,31 @@ def test_every_axis_choice_is_ready_before_the_learner_clicks():
     plain.index.value = 2
     assert e.summary.value == plain.summary.value
     assert_same_picture(e.plot.value, fresh_frame(plain))
+
+
+@pytest.mark.parametrize(
+    "rows", [("20, 40, 60, 80", "3, 3.01, 2.99, 3"), ("3, 3.01, 2.99, 3", "1, 2, 3, 90", "5, 5.001, 5, 5")]
+)
+def test_epsilon_explorer_moves_its_curve_and_guide_to_a_new_row(rows):
+    """A new row of the same length reuses the figure: curve σ²/(σ² + ε), marker and the ε = σ² guide (hidden
+    when σ² lies off the ε axis) are those of the new row (closed form, not the explorer's own numbers)."""
+    explorer = widgets.EpsilonExplorer()
+    figure = explorer._live.fig
+    for text in rows:
+        explorer.text.value = text
+        assert explorer._live.fig is figure
+        x = np.array([float(v) for v in text.split(",")])
+        var = np.mean((x - x.mean()) ** 2)
+        right = figure.axes[1]
+        curve = right.lines[0]
+        np.testing.assert_allclose(curve.get_ydata(), var / (var + curve.get_xdata()), rtol=1e-9)
+        guide = [line for line in right.lines if line.get_linestyle() == ":"]
+        on_axis = 1e-8 <= var <= 1.0
+        assert [line.get_visible() for line in guide] == [on_axis]
+        assert [t.get_visible() for t in right.texts] == [on_axis]
+        if on_axis:
+            np.testing.assert_allclose(guide[0].get_xdata(), [var, var], rtol=1e-9)
+            np.testing.assert_allclose(right.texts[0].xy[0], var, rtol=1e-9)
+        limit = 1.25 * np.sqrt(x.size - 1)  # every row of 4 fits: Samuelson's bound √(d − 1)
+        np.testing.assert_allclose(figure.axes[0].get_ylim(), (-limit, limit))
+        assert np.max(np.abs((x - x.mean()) / np.sqrt(var))) <= np.sqrt(x.size - 1) + 1e-12

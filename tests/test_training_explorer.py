@@ -21,13 +21,18 @@ def grids():
 def test_the_neighbours_are_one_step_away(grids):
     e = training_widgets.TrainingExplorer(grids, model="Transformer")
     assert e.state() == ("Transformer", ("post", "pre"), 3e-3, 0)
-    assert e.neighbours() == [
+    assert e.neighbours()[:4] == [
         ("Transformer", ("post", "pre"), 1e-2, 0),
         ("Transformer", ("post", "pre"), 1e-3, 0),
         ("Transformer", ("post", "pre"), 3e-3, 5),
+        ("MLP", ("layer", "none"), 5.0, 0),  # the other model as it opens
     ]
+    # then every other choice of this model's learning rate and warm-up, each once
+    mine = {s[2:] for s in e.neighbours() if s[0] == "Transformer"} | {e.state()[2:]}
+    assert mine == {(lr, w) for lr in (1e-3, 3e-3, 1e-2) for w in (0, 5)}
+    assert len(set(e.neighbours())) == len(e.neighbours())
     e.lr.value = 1e-2  # the top of the slider: one neighbour on it
-    assert [s[2:] for s in e.neighbours()] == [(3e-3, 0), (1e-2, 5)]
+    assert [s[2:] for s in e.neighbours()[:2]] == [(3e-3, 0), (1e-2, 5)]
 
 
 def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, monkeypatch):
@@ -36,7 +41,10 @@ def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, mo
 
     async def idle():
         e._prefetch_later()
-        await asyncio.sleep(0.5)
+        for _ in range(200):  # until every neighbour is drawn (a few tenths of a second), at most 10 s
+            await asyncio.sleep(0.05)
+            if all(state in e._frames for state in e.neighbours()):
+                break
 
     loop = asyncio.new_event_loop()
     try:
@@ -49,6 +57,8 @@ def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, mo
     before = e.plot.value
     e.warmup.value = 5
     assert e.plot.value != before and "warm-up 5 步" in e.summary.value and not drawn
+    e.model.value = "MLP"  # the other model's first picture was drawn ahead too
+    assert "LayerNorm，无 warm-up" in e.summary.value and not drawn
 
 
 def test_a_model_switch_renders_once_with_the_new_grid(grids):

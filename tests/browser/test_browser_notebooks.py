@@ -222,10 +222,9 @@ def act(page, container, step: Step) -> None:
         box = container.locator("input, textarea").first
         box.click()
         page.keyboard.press("ControlOrMeta+A")
-        if len(step.type) > 1:
-            page.keyboard.type(step.type[:-1])
-            wait_quiet(page, container.element_handle())
-        page.keyboard.type(step.type[-1:])  # the key whose effect is measured
+        page.keyboard.type(step.type)  # the text box applies its value on Enter (continuous_update=False)
+        wait_quiet(page, container.element_handle())
+        page.keyboard.press("Enter")  # the key whose effect is measured
     elif step.control == "slider":
         container.locator(".noUi-handle").first.focus()
         page.keyboard.press(step.key or "ArrowRight")
