@@ -133,7 +133,8 @@ class TrainingExplorer(Explorer):
         warmups = [v for _, v in self.warmup.options]
         i = lrs.index(lr)
         near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
-        states = [(model, variants, v, warmup) for v in near] + [(model, variants, lr, w) for w in warmups if w != warmup]
+        states = [(model, variants, v, warmup) for v in near]
+        states += [(model, variants, lr, w) for w in warmups if w != warmup]
         for other in self.grids:
             if other != model:
                 v, r, w = self._choices(other)
