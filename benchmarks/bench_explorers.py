@@ -1,6 +1,6 @@
 """How long does one explorer interaction take in the kernel? Live figures versus drawing a new figure.
 
-    .venv/bin/python benchmarks/bench_explorers.py [--repeat 9] [--json build/bench_explorers.json]
+    .venv/bin/python -m benchmarks.bench_explorers [--repeat 9] [--json build/bench_explorers.json]
 
 For every explorer control, the control is moved to a new value (never one seen before, so no cached frame is
 reused) and the time until the explorer's tables and PNG are ready is measured: that is what the kernel adds to

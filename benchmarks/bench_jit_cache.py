@@ -1,7 +1,7 @@
 """Does numba's disk cache of lnlib's compiled loop hit in a fresh process? First-call times, one process after another.
 
-    .venv/bin/python benchmarks/bench_jit_cache.py              # the package's own cache directory
-    .venv/bin/python benchmarks/bench_jit_cache.py --read-only  # a read-only copy of lnlib (site-packages, Hub)
+    .venv/bin/python -m benchmarks.bench_jit_cache              # the package's own cache directory
+    .venv/bin/python -m benchmarks.bench_jit_cache --read-only  # a read-only copy of lnlib (site-packages, Hub)
 
 Each run starts a fresh Python process that imports lnlib, starts numba (its import and target context: a cost any
 numba user pays once per process, reported on its own) and times the first big `layer_norm` calls (float32 with

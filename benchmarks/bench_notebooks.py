@@ -9,6 +9,7 @@ the whole series is under 60 s on a 2-core machine (the kernel start-up of each 
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -29,7 +30,9 @@ def run(path: Path) -> float:
 
 
 def main(argv: list[str]) -> int:
-    paths = [Path(a) for a in argv] or [path for _, path in course.planned_notebooks()]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks to run (default: every notebook of the plan)")
+    paths = parser.parse_args(argv).paths or [path for _, path in course.planned_notebooks()]
     total = 0.0
     for path in paths:
         seconds = run(path)
