@@ -92,7 +92,7 @@ def old_training(e):
 def training_explorer():
     """A grid like notebook 15's transformer grid, trained once (a few steps: the drawing is what is timed)."""
     grid = training.sweep("transformer", ("post", "pre"), (1e-3, 3e-3, 1e-2, 3e-2), (0, 50), steps=200, depth=2)
-    return training_widgets.TrainingExplorer({"Transformer": grid})
+    return training_widgets.TrainingExplorer({"Transformer": grid}, ready=False)
 
 
 def log_steps(start_exp, step, n):

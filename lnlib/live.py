@@ -115,6 +115,20 @@ class LiveFigure:
             ax.set_in_layout(True)  # set_position takes an axes out of the layout; `relayout` needs it back
         return True
 
+    def lay_out_roomy(self, ylim: tuple[float, float] = (-88888.0, 88888.0)) -> None:
+        """Run the layout once as if every linear y axis showed wide tick labels ("−80000"), then freeze it, so
+        that new data with labels up to that width fits the frozen layout (no new layout per typed vector)."""
+        axes = [ax for ax in self.fig.axes if ax.get_yscale() == "linear"]
+        kept = [(ax.get_ylim(), ax.get_autoscaley_on()) for ax in axes]
+        for ax in axes:
+            ax.set_ylim(*ylim)
+        self.fig.canvas.draw()  # runs the layout engine
+        positions = self.positions()
+        for ax, (lim, auto) in zip(axes, kept, strict=True):
+            ax.set_ylim(*lim)
+            ax.set_autoscaley_on(auto)  # set_ylim switched it off
+        self.use_positions(positions)
+
     def relayout(self) -> None:
         """Compute the layout again on the next frame (then freeze it), as for a new figure."""
         if self._engine is not None:

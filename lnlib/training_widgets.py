@@ -34,14 +34,16 @@ class TrainingExplorer(Explorer):
     """Controls over precomputed grids: {"MLP": mlp_grid, "Transformer": transformer_grid}, each
     {(variant, lr, warmup): Run}. Shows loss and gradient-norm curves of the chosen variants.
 
-    Nothing is trained here, and a picture is drawn once per choice: frames are kept by choice, and inside a
-    running kernel the neighbouring choices (the next and previous learning rate, the other warm-up) are drawn
-    in idle time after each render, one at a time, so the next step of a control finds its picture ready.
+    Nothing is trained here, and a picture is drawn once per choice and kept. With `ready=True` (the default)
+    the explorer draws, before it shows, the picture of every learning rate and warm-up of every model with all
+    its variants chosen (a dozen pictures, about a second): then the slider and the buttons only swap pictures,
+    however fast the learner clicks and however busy the machine. Other choices of variants are drawn when first
+    chosen, and their neighbours (the next and previous learning rate, the other warm-up) in idle time.
     """
 
     CACHE_SIZE = 128
 
-    def __init__(self, grids: dict, model: str | None = None):
+    def __init__(self, grids: dict, model: str | None = None, *, ready: bool = True):
         if not grids:
             raise ValueError("grids: expected at least one grid of runs")
         if model is not None and model not in grids:
@@ -66,6 +68,18 @@ class TrainingExplorer(Explorer):
         self._wire(self.variants, self.lr, self.warmup)
         self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.plot])
         self.render()
+        if ready:
+            for state in self.every_default_choice():
+                self.frame(state)
+
+    def every_default_choice(self) -> list[tuple]:
+        """Every (model, all its variants, lr, warm-up) of the grids: what the slider and buttons reach."""
+        states = []
+        for model in self.grids:
+            variants, lrs, warmups = self._choices(model)
+            chosen = tuple(v for _, v in variants)
+            states += [(model, chosen, lr, w) for _, lr in lrs for _, w in warmups]
+        return states
 
     def _choices(self, model: str) -> tuple[list, list, list]:
         """(label, value) options of the variants, learning rates and warm-ups present in one grid."""

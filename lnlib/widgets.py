@@ -350,9 +350,12 @@ class VectorExplorer(TypedVectorExplorer):
 
 def _successor(old: LiveFigure | None, fig) -> LiveFigure:
     """A LiveFigure for a new figure of the same kind (a vector of another length): its axes go where the old
-    figure's are, with no layout pass, so the panels stay put; `_fitted_png` lays it out if a label does not fit."""
+    figure's are, with no layout pass, so the panels stay put; `_fitted_png` lays it out if a label does not fit.
+    The first figure is laid out with room for wide tick labels."""
     live = LiveFigure(fig)
-    if old is not None:
+    if old is None:
+        live.lay_out_roomy()  # room for the tick labels of the vectors a learner types next
+    else:
         live.use_positions(old.positions())
     return live
 

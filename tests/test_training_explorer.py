@@ -36,7 +36,7 @@ def test_the_neighbours_are_one_step_away(grids):
 
 
 def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, monkeypatch):
-    e = training_widgets.TrainingExplorer(grids, model="Transformer")
+    e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
     e.PREFETCH_DELAY = 0.0
 
     async def idle():
@@ -62,7 +62,7 @@ def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, mo
 
 
 def test_a_model_switch_renders_once_with_the_new_grid(grids):
-    e = training_widgets.TrainingExplorer(grids, model="Transformer")
+    e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
     frames = len(e._frames)
     e.model.value = "MLP"
     assert len(e._frames) == frames + 1  # one picture: not one per control reset on the way
@@ -73,3 +73,20 @@ def test_a_model_switch_renders_once_with_the_new_grid(grids):
 def test_an_unknown_model_is_refused_by_name(grids):
     with pytest.raises(ValueError, match="model"):
         training_widgets.TrainingExplorer(grids, model="RNN")
+
+
+def test_a_ready_explorer_only_swaps_pictures(grids, monkeypatch):
+    """ready=True draws every learning rate and warm-up of both models before it shows: no control move draws."""
+    e = training_widgets.TrainingExplorer(grids, model="Transformer")
+    assert len(e._frames) == 3 * 2 + 2 * 1  # Transformer: 3 learning rates × 2 warm-ups; MLP: 2 × 1
+    monkeypatch.setattr(training_widgets, "explorer_figure", lambda *a, **k: pytest.fail("drew a picture"))
+    seen = {e.plot.value}
+    for lr in (1e-3, 1e-2):
+        e.lr.value = lr
+        seen.add(e.plot.value)
+    e.warmup.value = 5
+    seen.add(e.plot.value)
+    e.model.value = "MLP"
+    e.lr.value = 1e-2
+    seen.add(e.plot.value)
+    assert len(seen) == 5 and "LayerNorm，无 warm-up" in e.summary.value
