@@ -292,7 +292,8 @@ class TypedVectorExplorer(Explorer):
 class VectorExplorer(TypedVectorExplorer):
     """Type a vector, move ε: the stage table and the stage plot follow (notebook 03).
 
-    The x̂ panel keeps the y axis of the ε → 0 limit, so the bars visibly shrink as ε grows.
+    The x̂ panel keeps one y axis for every row of its length (the largest |x̂| such a row can have as ε → 0),
+    so the bars visibly shrink as ε grows and a typed row of the same length redraws no axis there.
     """
 
     def __init__(self, text: str = "2, 4, 6, 8", eps: float = 1e-5):
@@ -322,26 +323,34 @@ class VectorExplorer(TypedVectorExplorer):
         if png is not None:
             return png
         if self._live is None or len(self._live_for) != len(row):
-            self._live, self._live_for = _successor(self._live, plots.stage_bars(steps)), b""
-            panel = self._live.fig.axes[2]
+            self._live, self._live_for = _successor(self._live, plots.stage_bars(steps)), row
+            x_ax, c_ax, panel = self._live.fig.axes[:3]
+            bound = 1.3 * _xhat_bound(values.size)  # every row of this length fits: no new axis per typed row
+            panel.set_ylim(-bound, bound)
             self._title = split_title(panel, r"归一化 $\hat{x}$", self._divisor(steps))
-            self._live.animate([*moving_artists(panel), self._title])
-        elif self._live_for != row:  # a new vector of the same length: new bars and axes, same figure
-            for ax, (values, _, title, hline) in zip(self._live.fig.axes[:2], plots.stage_panels(steps), strict=False):
+            self._mean = split_title(x_ax, r"输入 $x$", self._mean_text(steps))  # mathtext laid out once
+            # a typed row of the same length only moves these: bars, texts and the y axes of x and x − μ
+            self._live.animate(
+                [*moving_artists(x_ax), *moving_artists(c_ax), x_ax.yaxis, c_ax.yaxis, *moving_artists(panel)]
+                + [self._mean, self._title]
+            )
+        elif self._live_for != row:  # a new row of the same length: new bars and y axes, same figure
+            for ax, (values, _, _, hline) in zip(self._live.fig.axes[:2], plots.stage_panels(steps), strict=False):
                 set_bars(ax, values)
-                ax.set_title(title, fontsize=10)
                 if hline is not None:
                     ax.lines[1].set_ydata([hline, hline])
                 ax.relim()
                 ax.autoscale_view(scalex=False)
-            self._live.invalidate()
-        if self._live_for != row:
-            limit = _xhat_limit(values)
-            self._live.fig.axes[2].set_ylim(-1.3 * limit, 1.3 * limit)
+                ax.yaxis.stale = True  # new limits: new ticks
+            self._mean.set_text(self._mean_text(steps))
             self._live_for = row
         set_bars(self._live.fig.axes[2], steps.normalized)
         self._title.set_text(self._divisor(steps))
         return _fitted_png(self._live, key)
+
+    @staticmethod
+    def _mean_text(steps) -> str:
+        return f"虚线：μ = {float(steps.mean):.4g}"
 
     @staticmethod
     def _divisor(steps) -> str:
@@ -373,16 +382,6 @@ def _xhat_bound(d: int) -> float:
     """The largest max |x̂| any row of d numbers can have as ε → 0: √(d − 1), reached when one value differs from
     all the others (Samuelson's inequality); 1 for d = 1. An axis this tall fits every row of that length."""
     return math.sqrt(d - 1) if d > 1 else 1.0
-
-
-def _xhat_limit(values: np.ndarray) -> float:
-    """max |x̂| as ε → 0, i.e. max |x − μ| / σ (1 for a constant row)."""
-    centered = values - np.mean(values)
-    peak = float(np.max(np.abs(centered)))
-    if peak == 0.0:
-        return 1.0
-    scaled = centered / peak  # no overflow near 1e300
-    return float(np.max(np.abs(scaled)) / np.sqrt(np.mean(scaled * scaled)))
 
 
 class AxisExplorer(Explorer):
