@@ -106,13 +106,16 @@ class LiveFigure:
 
     def use_positions(self, positions: list[Bbox]) -> bool:
         """Place the axes where `positions` says instead of running the layout engine (which costs most of a
-        first frame); False, and nothing changed, when the figure has a different number of axes."""
+        first frame); False, and nothing changed, when the figure has a different number of axes. The layout is
+        then frozen: the first frame already draws the background and the animated artists over it."""
         if len(positions) != len(self.fig.axes):
             return False
         self.fig.set_layout_engine("none")
         for ax, box in zip(self.fig.axes, positions, strict=True):
             ax.set_position(box)
             ax.set_in_layout(True)  # set_position takes an axes out of the layout; `relayout` needs it back
+        self._laid_out = True
+        self._background = None
         return True
 
     def lay_out_roomy(self, ylim: tuple[float, float] = (-88888.0, 88888.0)) -> None:

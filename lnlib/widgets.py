@@ -625,10 +625,11 @@ class ScaleShiftExplorer(TypedVectorExplorer):
             self._live = _successor(self._live, plots.scale_shift_bars(r, ylim=self._ylim(np.frombuffer(row))))
             left, right = self._live.fig.axes[:2]
             self._title = split_title(left, r"$a\cdot x+b$", f"a = {r.scale:.3g}，b = {r.shift:.3g}")
-            self._live.animate([*moving_artists(left), self._title, *moving_artists(right)])
+            self._live.animate([*moving_artists(left), left.yaxis, self._title, *moving_artists(right)])
         elif self._live_for != row:  # a new vector of the same length: a new fixed axis, same figure
-            self._live.fig.axes[0].set_ylim(*self._ylim(np.frombuffer(row)))
-            self._live.invalidate()
+            left = self._live.fig.axes[0]
+            left.set_ylim(*self._ylim(np.frombuffer(row)))
+            left.yaxis.stale = True  # new limits: new ticks (only this panel is drawn again)
         self._live_for = row
         left, right = self._live.fig.axes[:2]
         set_bars(left, r.moved)
