@@ -18,8 +18,9 @@ is the last one recorded).
 Speed: the models are tiny, so a step is dominated by the cost of each numpy call, not by arithmetic. Every array
 therefore carries a leading RUN axis: `sweep` trains all (learning rate, warm-up) settings of one model in LOCKSTEP
 (same seed, so the same initial weights and the same mini-batches; batched matmuls), paying each call once for the
-whole grid. Runs never mix along that axis, so each run's numbers are those of training it alone (`train_mlp` and
-`train_transformer` are the batch of one). A run that diverges is recorded at that step and dropped from the batch
+whole grid. Runs never mix along that axis, so each run's numbers are those of training it alone up to rounding
+in the last digits (a batched matmul may block its sums differently; `train_mlp` and `train_transformer` are the
+batch of one). A run that diverges is recorded at that step and dropped from the batch
 while the others go on. The tasks are kept small for the same reason (32 points, or 6 sequences, per step), and
 where numba is installed (and NUMBA_DISABLE_JIT is not set) Adam's update and LayerNorm's forward and backward run
 as compiled loops that do numpy's operations in numpy's order: the same bits either way (`_kernels`).
