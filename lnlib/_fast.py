@@ -5,20 +5,23 @@ contraction), so it returns the same bits as the numpy path; it only keeps each 
 reads the array once, writes it once, and runs chunks of rows on every core (prange). Speed against PyTorch:
 benchmarks/bench_layer_norm.py; compile cache across processes: benchmarks/bench_jit_cache.py.
 
-Where the time goes (rows of 768 in cache, one thread, a 2-core AMD EPYC of the first Zen generation, which runs
-each 256-bit AVX2 instruction as two 128-bit halves): about 1.5 ns per number for float32 and float64 alike (1.85
-and 1.75 before the passes were reshaped as below), of which about 0.2 ns per number is fixed cost per row (the
-folds of the sums, the divisions, the square root). The loops are vectorized (vaddpd/vmulpd on ymm registers); the
-time is the float64 arithmetic that the fixed order and the float64 result need, about a dozen operations per
-number: a float32 row is widened to float64 once (not in every pass); each of the two sum passes folds its first
-three levels at once; a float64 row's peak |x| comes out of its sum pass (the exact bit-pattern test only runs for
-rows that might need rescaling); then t = x − mean, t², x̂ and γ·x̂ + β, rounded back to float32. Each pass runs
-close to what the machine's two floating-point adders allow. PyTorch computes float32 in float32 (twice the
-numbers per instruction). So on an array that stays in cache, (8, 128, 768) float32, PyTorch stays about 1.7×
-faster; on one that streams from memory, (32, 512, 768), memory traffic and the page faults of the new result
-weigh as much as the arithmetic, and lnlib takes about 0.8× PyTorch's time in float32 and 0.6× in float64.
-Tried and dropped (no faster here): keeping t for the output pass, folding four levels at once, two rows per
-output loop, exact additions on the fused multiply-add units (fma(a, 1.0, b)), one float64 copy of every row.
+Where the time goes on a 2-core AMD EPYC of the Zen 4 generation (family 25 model 17, AVX-512, about 3.6 GHz),
+(8, 128, 768) float32 on a quiet machine: about 0.25 ms per call, of which about 0.035 ms is the Python around
+the compiled call (0.02 the checks of `layer_norm`), 0.005 ms the wake-up of numba's thread pool, the rest the
+compiled loop: about 430 ns per row of 768 on one core in float32 (0.56 ns per number), 490 ns in float64. Per
+float32 row: widening to float64 50-90 ns (the core stores 32 bytes per cycle), the sum pass about 45, the three
+folds of the sums 75 (short dependent levels), the centered pass 55, the output pass 130-150 (it loads x, γ and β
+as float64). LLVM uses 512-bit vectors here, but 256-bit ones (NUMBA_CPU_NAME=znver3) are as fast: the passes are
+bound by the bytes the L1 cache moves and by the two floating-point adders, not by the number of instructions.
+The fixed order and the float64 result cost about a dozen float64 operations per number; PyTorch computes float32
+in float32 with fewer passes (0.12 ms on this array), so on a cache-resident array lnlib stays about 2x slower in
+float32 and 1.2-1.5x in float64; on (32, 512, 768), which streams from memory, lnlib takes about 0.5x PyTorch's
+time. Tried and dropped on this machine: part of the sum additions as fma(a, 1.0, b) on the multiply units (the
+bits of a + b, 4-12 % less time per row, not worth a numba intrinsic and a CPU test); two rows per output pass (γ
+and β loaded once); the two folds of the centered pass interleaved; the widening fused into the sum pass (much
+slower); float32 rows converted in every pass instead of widened once; γ, β and the result aligned to 64 bytes;
+dynamic scheduling of the chunks. Earlier, on a first-generation Zen (256-bit instructions as two halves, about
+1.5 ns per number): keeping t for the output pass, folding four levels at once, one float64 copy of every row.
 
 numba is imported only when a big array first arrives (it takes about a second to import). Without numba, or with
 NUMBA_DISABLE_JIT=1, `layer_norm` takes the numpy path: same bits, slower. The machine code is cached on disk by
@@ -47,6 +50,7 @@ _kernel = None
 _chunks = 1  # parts of the rows per call: 8 per thread of numba's pool (set by _build)
 _NO_BITS = np.zeros((1, 0), np.int64)  # the `bits` argument for float32 input (never read)
 _available = None
+_param_buf = np.empty(0)  # γ and β as float64 for the compiled call (see _params64)
 _lock = threading.Lock()  # numba's default threading layer must not be entered from two threads at once
 
 
@@ -100,11 +104,20 @@ def jit(f, **options):
         return numba.njit(nogil=True, error_model="numpy", **options)(f)
 
 
-def _param64(value, d: int, default: float) -> np.ndarray:
-    """γ or β as d float64 values (the default when None)."""
-    if value is None:
-        return np.full(d, default)
-    return np.asarray(value, dtype=np.float64).reshape(d)
+def _params64(gamma, beta, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """γ and β as d float64 values each (1 and 0 when None), in one buffer reused from call to call (call under
+    _lock). Two fresh small arrays per call cost about 20 µs on (8, 128, 768) here, more than the conversion: the
+    result's allocation then seems to get fresh pages."""
+    global _param_buf
+    if _param_buf.shape[0] < 2 * d:
+        _param_buf = np.empty(2 * d)
+    g, b = _param_buf[:d], _param_buf[d : 2 * d]
+    for p, value, default in ((g, gamma, 1.0), (b, beta, 0.0)):
+        if value is None:
+            p.fill(default)
+        else:
+            p[:] = np.asarray(value).reshape(d)  # exact: float16/32 → float64
+    return g, b
 
 
 def layer_norm_trailing(arr, n_axes: int, gamma, beta, eps: float, out_dtype) -> np.ndarray:
@@ -117,11 +130,10 @@ def layer_norm_trailing(arr, n_axes: int, gamma, beta, eps: float, out_dtype) ->
     d = math.prod(arr.shape[arr.ndim - n_axes :])
     x2 = np.ascontiguousarray(arr.reshape(-1, d))
     out = np.empty(arr.shape, dtype=out_dtype)
-    g = _param64(gamma, d, 1.0)
-    b = _param64(beta, d, 0.0)
     bits = x2.view(np.int64) if x2.dtype == np.float64 else _NO_BITS
     with _lock:
         if _kernel is None:
             _kernel = _build()
+        g, b = _params64(gamma, beta, d)
         _kernel(x2, bits, out.reshape(-1, d), g, b, float(eps), min(x2.shape[0], _chunks))
     return out

@@ -202,3 +202,21 @@ def test_the_compiled_loop_gives_the_reference_bits_on_random_rows(engine, monke
             m.setattr(_fast, "available", lambda: False)
             slow = lnlib.layer_norm(x, g, b)
         assert fast.dtype == slow.dtype and fast.tobytes() == slow.tobytes(), d
+
+
+def test_concurrent_calls_with_different_params_stay_apart():
+    """γ and β of the compiled call live in a buffer reused from call to call: calls from several threads, with
+    different γ, β and widths, must each get their own result."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(12)
+    jobs = []
+    for k, d in enumerate((64, 768, 100, 768, 64, 1000) * 2):
+        x = rng.normal(k, 1 + k, (-(-2 * SMALL_THRESHOLD // d), d)).astype(np.float32)
+        g, b = (None, None) if k % 3 == 0 else (rng.normal(1, 0.5, d), rng.normal(0, 0.5, d).astype(np.float32))
+        jobs.append((x, g, b))
+    alone = [lnlib.layer_norm(x, g, b) for x, g, b in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda job: lnlib.layer_norm(*job), jobs * 3))
+    for i, y in enumerate(together):
+        assert y.tobytes() == alone[i % len(jobs)].tobytes(), i
