@@ -274,10 +274,46 @@ class TypedVectorExplorer(Explorer):
 
     def _wire(self, *controls: widgets.Widget) -> None:
         super()._wire(*controls)
+        self._figures: OrderedDict[int, dict] = OrderedDict()  # the kept figure of each row length (see _use_length)
         self.text.observe(self.on_text, names="value")
 
     def state(self) -> tuple:
         return (self.values.tobytes(), *super().state())
+
+    FIGURE_ATTRS = ("_live", "_live_for", "_title", "_mean")  # what an explorer keeps of its live figure
+    LENGTHS = 4  # row lengths whose figures are kept
+
+    def _use_length(self, n: int) -> None:
+        """Make the kept figure for rows of n numbers the current one (call at the start of `view`): each length
+        keeps its own, so going back to a length, or to one drawn ahead, moves that figure instead of building a
+        new one. A length seen for the first time starts from the current figure (its panels' places)."""
+        if getattr(self, "_live", None) is None:  # no figure yet (or dropped to start over): none is kept
+            self._figures.clear()
+            return
+        current = len(self._live_for) // 8
+        if current == n:
+            return
+        self._figures[current] = {a: getattr(self, a, None) for a in self.FIGURE_ATTRS}
+        self._figures.move_to_end(current)
+        kept = self._figures.pop(n, None)
+        if kept is not None:
+            for a, v in kept.items():
+                setattr(self, a, v)
+        while len(self._figures) >= self.LENGTHS:
+            self._figures.popitem(last=False)
+
+    def neighbours(self) -> list[tuple]:
+        """The slider steps (as every explorer), then a row one number shorter and one longer: a learner who edits
+        the vector often adds or removes one, and a new length needs a new figure."""
+        states = super().neighbours()
+        values = self.values
+        rest = self.state()[1:]
+        if values.size > 1:
+            states.append((values[:-1].tobytes(), *rest))
+        if values.size < MAX_VALUES:
+            longer = np.append(values, values[-1] + (values[-1] - values[0]) / max(values.size - 1, 1) + 1.0)
+            states.append((longer.tobytes(), *rest))
+        return states
 
     def on_text(self, change) -> None:
         try:
@@ -313,6 +349,7 @@ class VectorExplorer(TypedVectorExplorer):
     def view(self, state: tuple) -> list:
         row, eps = state
         values = np.frombuffer(row)
+        self._use_length(values.size)
         steps = layer_norm_steps(values, eps=float(eps))
         return [(self.plot, self._frame(values, steps)), (self.table, tables.stage_table(steps).to_html())]
 
@@ -501,6 +538,7 @@ class EpsilonExplorer(TypedVectorExplorer):
 
     def view(self, state: tuple) -> list:
         row, eps = state
+        self._use_length(len(row) // 8)
         effect = pitfalls.epsilon_effect(np.frombuffer(row), float(eps))
         return [
             (self.plot, self._frame(row, effect)),
@@ -613,6 +651,7 @@ class ScaleShiftExplorer(TypedVectorExplorer):
 
     def view(self, state: tuple) -> list:
         row, scale, shift = state
+        self._use_length(len(row) // 8)
         result = invariance.scale_shift(np.frombuffer(row), float(scale), float(shift), self.eps)
         return [(self.plot, self._frame(row, result)), (self.table, tables.scale_shift_table(result).to_html())]
 
