@@ -287,18 +287,17 @@ class TypedVectorExplorer(Explorer):
         """Make the kept figure for rows of n numbers the current one (call at the start of `view`): each length
         keeps its own, so going back to a length, or to one drawn ahead, moves that figure instead of building a
         new one. A length seen for the first time starts from the current figure (its panels' places)."""
-        if getattr(self, "_live", None) is None:  # no figure yet (or dropped to start over): none is kept
+        if self.__dict__.get("_live") is None:  # no figure yet (or dropped to start over): none is kept
             self._figures.clear()
             return
         current = len(self._live_for) // 8
         if current == n:
             return
-        self._figures[current] = {a: getattr(self, a, None) for a in self.FIGURE_ATTRS}
+        self._figures[current] = {a: self.__dict__.get(a) for a in self.FIGURE_ATTRS}
         self._figures.move_to_end(current)
         kept = self._figures.pop(n, None)
         if kept is not None:
-            for a, v in kept.items():
-                setattr(self, a, v)
+            self.__dict__.update(kept)
         while len(self._figures) >= self.LENGTHS:
             self._figures.popitem(last=False)
 
