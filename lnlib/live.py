@@ -263,8 +263,16 @@ def _extent(artist: Artist, renderer) -> Bbox | None:
     if not artist.get_visible():
         return None
     if isinstance(artist, MplAxis):
+        ax = artist.axes
+        if artist is ax.yaxis and artist.get_label_position() == "left":
+            # its grid lines (the whole axes), tick marks, tick labels, offset text and label: all inside the band
+            # from the axes to its left neighbour (or the figure's edge), with room above and below. A bound, not a
+            # measurement: laying out every tick label to measure it costs more than the wider rectangle (and the
+            # frozen layout keeps the labels out of the neighbour: see `fits`)
+            left = max((o.bbox.x1 for o in ax.figure.axes if o is not ax and o.bbox.x1 <= ax.bbox.x0), default=0.0)
+            return Bbox.from_extents(left, ax.bbox.y0 - 2 * AXIS_PAD, ax.bbox.x1, ax.bbox.y1 + 2 * AXIS_PAD)
         # its grid lines (the whole axes), tick marks (just outside it) and labels; none of them is clipped
-        box = Bbox.union([artist.axes.bbox, artist.get_tightbbox(renderer) or artist.axes.bbox])
+        box = Bbox.union([ax.bbox, artist.get_tightbbox(renderer) or ax.bbox])
         return box.padded(AXIS_PAD)
     box = artist.get_window_extent(renderer)
     if not np.all(np.isfinite(box.extents)):

@@ -738,3 +738,26 @@ def test_each_row_length_keeps_its_own_figure():
     assert e._live is four  # back to four numbers: the kept figure, moved
     e.text.value = "9, 8, 7"
     assert e._live is three
+
+
+@pytest.mark.parametrize(
+    ("make", "texts"),
+    [
+        (lambda: widgets.VectorExplorer(), ("20, 40, 60, 80", "-1000, 5, 3000, 2", "0.001, 0.002, 0.004, 0.003")),
+        (lambda: widgets.ScaleShiftExplorer(), ("1, 2, 3, 40", "-300, 2, 5, 9")),
+        (lambda: widgets.DepthExplorer(3, width=8), ()),
+    ],
+)
+def test_the_band_redrawn_for_a_y_axis_holds_everything_it_draws(make, texts):
+    """An animated y axis is redrawn inside a band (its axes out to the left neighbour, with room above and
+    below) instead of measuring every tick label: the band must contain what matplotlib says the axis covers."""
+    e = make()
+    for text in (None, *texts):
+        if text is not None:
+            e.text.value = text
+        renderer = e._live.fig.canvas.get_renderer()
+        axes = [a for a in e._live._animated if isinstance(a, live.MplAxis)]
+        assert axes, "the explorer animates a y axis"
+        for axis in axes:
+            band, drawn = live._extent(axis, renderer), axis.get_tightbbox(renderer)
+            assert band.x0 <= drawn.x0 and band.y0 <= drawn.y0 and drawn.x1 <= band.x1 and drawn.y1 <= band.y1
