@@ -491,6 +491,12 @@ def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
 EPS_RANGE = (1e-8, 1.0)  # the ε axis of epsilon_plot (EpsilonExplorer keeps it)
 
 
+def epsilon_guide_shown(effect: EpsilonEffect, eps_range=EPS_RANGE) -> bool:
+    """Whether `epsilon_plot` shows its ε = σ² guide: when σ² lies on the ε axis."""
+    lo, hi = (float(v) for v in eps_range)
+    return bool(np.sqrt(lo) <= effect.sigma <= np.sqrt(hi))
+
+
 def epsilon_plot(effect: EpsilonEffect, *, eps_range=EPS_RANGE) -> Figure:
     """Left: x̂ of one row at this ε (y axis fixed to the ε → 0 limit). Right: the variance of x̂, σ²/(σ²+ε),
     against ε on a log axis, with the current ε marked (notebook 04).
@@ -521,16 +527,20 @@ def epsilon_plot(effect: EpsilonEffect, *, eps_range=EPS_RANGE) -> Figure:
     if e.eps > 0:
         right.plot([e.eps], [e.kept], linestyle="none", marker="o", markersize=7, color=ACCENT, markeredgecolor=INK)
     right.axhline(1.0, color=GUIDE, linestyle="--", linewidth=0.8, gid="guide")
-    if np.sqrt(lo) <= e.sigma <= np.sqrt(hi):
-        right.axvline(e.sigma**2, color=GUIDE, linestyle=":", linewidth=1, gid="guide")
-        right.annotate(
-            r"$\varepsilon=\sigma^2$",
-            (e.sigma**2, 0.05),
-            xytext=(4, 0),
-            textcoords="offset points",
-            fontsize=8,
-            color=INK,
-        )
+    # the ε = σ² guide and its label, hidden (and parked on the axis) when σ² lies off it: a live figure can then
+    # move them to another row's σ² (lnlib.widgets.EpsilonExplorer)
+    shown = epsilon_guide_shown(e, eps_range)
+    at = e.sigma**2 if shown else lo
+    right.axvline(at, color=GUIDE, linestyle=":", linewidth=1, gid="guide", visible=shown)
+    right.annotate(
+        r"$\varepsilon=\sigma^2$",
+        (at, 0.05),
+        xytext=(4, 0),
+        textcoords="offset points",
+        fontsize=8,
+        color=INK,
+        visible=shown,
+    )
     right.set_ylim(-0.05, 1.1)
     right.set_xlabel(r"$\varepsilon$（对数刻度）", fontsize=9)
     right.set_title(r"$\hat{x}$ 的方差 $=\sigma^2/(\sigma^2+\varepsilon)$", fontsize=10)

@@ -547,7 +547,7 @@ class EpsilonExplorer(TypedVectorExplorer):
 
     def _frame(self, row: bytes, effect) -> bytes:
         key = (row, effect.eps)
-        if self._live is None or (self._live_for != row and not self._same_panels(row, effect)):
+        if self._live is None or len(self._live_for) != len(row):
             self._live, self._live_for = _successor(self._live, plots.epsilon_plot(effect)), row
             left, right = self._live.fig.axes[:2]
             left.set_ylim(-1.25 * _xhat_bound(effect.x.size), 1.25 * _xhat_bound(effect.x.size))
@@ -568,13 +568,6 @@ class EpsilonExplorer(TypedVectorExplorer):
             png = self._live.png(key)
         return png
 
-    def _same_panels(self, row: bytes, effect) -> bool:
-        """The kept figure can show this row: as many values, and the ε = σ² guide shown (or not) for both."""
-        if self._live is None or len(self._live_for) != len(row):
-            return False
-        has_guide = any(line.get_linestyle() == ":" for line in self._live.fig.axes[1].lines)
-        return has_guide or not _guide_shown(effect)  # a guide that exists can be hidden
-
     def _move_to(self, effect) -> None:
         """The kept figure redrawn for a new row of the same length (what `plots.epsilon_plot` would draw)."""
         left, right = self._live.fig.axes[:2]
@@ -584,7 +577,7 @@ class EpsilonExplorer(TypedVectorExplorer):
         curve.set_ydata(pitfalls.kept_variance(effect.sigma, curve.get_xdata()))
         for marker in _markers(right):
             marker.set_data([effect.eps], [effect.kept])
-        shown, at = _guide_shown(effect), effect.sigma**2
+        shown, at = plots.epsilon_guide_shown(effect), effect.sigma**2
         for line in (line for line in right.lines if line.get_linestyle() == ":"):  # the ε = σ² guide
             line.set_visible(shown)
             if shown:
@@ -593,12 +586,6 @@ class EpsilonExplorer(TypedVectorExplorer):
             text.set_visible(shown)
             if shown:
                 text.xy = (at, text.xy[1])
-
-
-def _guide_shown(effect) -> bool:
-    """Whether `plots.epsilon_plot` marks ε = σ² (it does when σ² lies on its ε axis)."""
-    lo, hi = plots.EPS_RANGE
-    return bool(np.sqrt(lo) <= effect.sigma <= np.sqrt(hi))
 
 
 def _markers(ax) -> list:

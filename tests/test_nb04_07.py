@@ -302,3 +302,17 @@ def test_exercise_answers_are_right_and_wrong_ones_rejected():
     assert ok("05.invariant_count", 4) and not ok("05.invariant_count", 6)
     assert ok("06.y_apple", [0.5 * -1.3416 - 1, -0.4472, 0.4472, 2 * 1.3416 + 1])
     assert not ok("06.y_apple", [-1.342, -0.447, 0.447, 1.342])
+
+
+@pytest.mark.parametrize("row", [[3, 3.002, 2.998, 3], [2, 4, 6, 8], [1e-5, 2e-5, 1e-5, 2e-5]])
+def test_epsilon_plot_marks_sigma_squared_only_on_its_axis(row):
+    """The ε = σ² guide and its label stand at σ² when 1e-8 ≤ σ² ≤ 1, and are hidden otherwise."""
+    var = float(np.var(np.asarray(row, dtype=np.float64)))  # numpy's population variance
+    right = plots.epsilon_plot(pitfalls.epsilon_effect(row, 1e-5)).axes[1]
+    (guide,) = [line for line in right.lines if line.get_linestyle() == ":"]
+    (label,) = right.texts
+    on_axis = 1e-8 <= var <= 1.0
+    assert guide.get_visible() is on_axis and label.get_visible() is on_axis
+    if on_axis:
+        np.testing.assert_allclose(guide.get_xdata(), [var, var], rtol=1e-12)
+        np.testing.assert_allclose(label.xy[0], var, rtol=1e-12)
