@@ -367,6 +367,13 @@ def set_cells(ax: Axes, values, texts, colors: Callable[[np.ndarray], list] | No
 # --- latest value wins -----------------------------------------------------------------------------------------
 
 
+def from_browser(change) -> bool:
+    """True for a traitlets change that the browser sent (ipywidgets holds a property lock while it applies one),
+    False for a change made in Python (a notebook cell, a test) or no change at all."""
+    owner = change.get("owner") if isinstance(change, dict) else getattr(change, "owner", None)
+    return bool(getattr(owner, "_property_lock", None))
+
+
 class Coalescer:
     """Render once per burst of changes, with the latest state.
 
@@ -387,8 +394,7 @@ class Coalescer:
         self._last = -math.inf  # the event loop's time when the last render ended
 
     def request(self, change=None) -> None:
-        owner = change.get("owner") if isinstance(change, dict) else getattr(change, "owner", None)
-        if getattr(owner, "_property_lock", None):  # the browser sent this value
+        if from_browser(change):
             try:
                 loop = asyncio.get_running_loop()
             except RuntimeError:

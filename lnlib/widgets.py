@@ -25,7 +25,7 @@ from . import groups, invariance, labels, numerics, pitfalls, plots, tables
 from ._checks import as_real_array, check_eps
 from .data import TOKEN_MATRIX, TOKENS
 from .labels import number
-from .live import Coalescer, LiveFigure, moving_artists, set_bars, set_cells, split_title
+from .live import Coalescer, LiveFigure, from_browser, moving_artists, set_bars, set_cells, split_title
 from .norms import layer_norm
 from .stages import layer_norm_steps
 from .transformer import attention_at_scale, entropy, ffn_gradient_norms
@@ -241,8 +241,16 @@ class Explorer:
 class TypedVectorExplorer(Explorer):
     """Base for explorers with a text box for a vector: `self.text`, `self.message`, `self.values`.
 
-    Bad text shows the Chinese message and keeps the last valid `values` (and so the last table and plot);
-    the message stays until the text is valid again, whatever other control moves meanwhile.
+    In the browser a typed vector applies on Enter, not on every key: "2", "20", "20, 4" … are not the vector the
+    learner means. The keys still reach the kernel, as a draft: when the keys pause, a draft that reads as a vector
+    of a length with a kept figure is drawn ahead (`_draw_draft`), so that Enter usually only sends what is ready
+    (a draft of a new length is not: "2", "20, 4" … would each build a figure and push the kept ones out, and the
+    Enter would wait behind them). Moving another control
+    applies the text first (the learner who typed and then took a slider means the new vector). A change of
+    `text.value` made in Python (a notebook cell, a test) applies at once.
+
+    Bad text shows the Chinese message (on Enter) and keeps the last valid `values` (and so the last table and
+    plot); the message stays until the text is valid again, whatever other control moves meanwhile.
     """
 
     max_magnitude = 1e100  # plots need headroom: axis limits and curves multiply the values
@@ -254,16 +262,18 @@ class TypedVectorExplorer(Explorer):
             self.values = self.read(text)
         except ValueError as err:
             raise ValueError(f"text: {err}") from None
-        # applied on Enter (or when the box loses focus), not on every key: "2", "20", "20, 4" … are not the
-        # vector the learner means, and each of them would cost a full redraw before the one that counts
+        # every key is sent (a draft, drawn ahead while the learner types); Enter applies it (see the class doc)
         self.text = widgets.Text(
             value=text,
             description="向量 x（回车）：",
-            continuous_update=False,
+            continuous_update=True,
             style={"description_width": "initial"},
             layout=widgets.Layout(width="420px"),
         )
         self.message = widgets.HTML()
+        self._draft: tuple | None = None  # the state a typed, not yet applied vector would show
+        self._applied = text  # the text last applied (shown, or refused with its message)
+        self._draft_timer: asyncio.TimerHandle | None = None
 
     def read(self, text: str) -> np.ndarray:
         """parse_vector plus the explorer's own limit; raises ValueError with a Chinese message."""
@@ -276,6 +286,7 @@ class TypedVectorExplorer(Explorer):
         super()._wire(*controls)
         self._figures: OrderedDict[int, dict] = OrderedDict()  # the kept figure of each row length (see _use_length)
         self.text.observe(self.on_text, names="value")
+        self.text.on_msg(self._on_text_msg)  # the browser's Text sends {"event": "submit"} on Enter
 
     def state(self) -> tuple:
         return (self.values.tobytes(), *super().state())
@@ -315,13 +326,59 @@ class TypedVectorExplorer(Explorer):
         return states
 
     def on_text(self, change) -> None:
+        """A key typed in the browser makes a draft (drawn ahead when it reads as a vector); a change made in
+        Python applies at once."""
+        if not from_browser(change):
+            self.apply_text(change["new"])
+            return
         try:
-            self.values = self.read(change["new"])
+            values = self.read(change["new"])
+        except ValueError:
+            self._draft = None  # nothing to draw ahead; Enter will show why
+            return
+        self._draft = (values.tobytes(), *self.state()[1:])
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # plain Python: nothing runs in the background
+            return
+        if self._draft_timer is not None:  # the keys have not paused yet: only the latest draft counts
+            self._draft_timer.cancel()
+        self._draft_timer = loop.call_later(self.PREFETCH_DELAY, self._draw_draft)
+
+    def _draw_draft(self) -> None:
+        self._draft_timer = None
+        draft = self._draft
+        if draft is None or _state_key(draft) in self._views:
+            return
+        n = len(draft[0]) // 8
+        if self.__dict__.get("_live") is not None and (n == len(self._live_for) // 8 or n in self._figures):
+            self._view(draft)
+
+    def _on_text_msg(self, _widget, content, _buffers) -> None:
+        if isinstance(content, dict) and content.get("event") == "submit":
+            self.apply_text(self.text.value)
+
+    def _on_control(self, change) -> None:
+        if self.text.value != self._applied:  # typed, no Enter, then another control: the new vector first
+            self._take_text(self.text.value)
+        super()._on_control(change)
+
+    def apply_text(self, text: str) -> None:
+        """Show the vector `text` (or, when it is not one, the message saying why, keeping the last vector)."""
+        if self._take_text(text):
+            self.updates.request()
+
+    def _take_text(self, text: str) -> bool:
+        """Read `text` into `values` (True), or show why it is not a vector and keep the last one (False)."""
+        self._applied = text
+        try:
+            self.values = self.read(text)
         except ValueError as err:
             self.message.value = error_html(str(err))
-            return
+            return False
+        self._draft = None
         self.message.value = ""
-        self.updates.request(change)
+        return True
 
 
 class VectorExplorer(TypedVectorExplorer):

@@ -722,6 +722,122 @@ def test_a_typed_row_one_shorter_or_longer_finds_its_figure_drawn_ahead(make, fi
         drawn.clear()  # the fresh explorer's own figures
 
 
+def type_in_browser(e, text: str) -> None:
+    """Key by key, as the browser's text box sends it: each prefix arrives under ipywidgets' property lock."""
+    for i in range(1, len(text) + 1):
+        e.text.set_state({"value": text[:i]})
+
+
+def press_enter(e) -> None:
+    e.text._handle_custom_msg({"event": "submit"}, [])  # what the browser's Text sends on Enter
+
+
+TYPED = [
+    lambda: widgets.VectorExplorer("2, 4, 6, 8"),
+    lambda: widgets.EpsilonExplorer("3, 3.002, 2.998, 3"),
+    lambda: widgets.ScaleShiftExplorer("2, 4, 6, 8"),
+]
+
+
+@pytest.mark.parametrize("make", TYPED)
+def test_keys_typed_in_the_browser_apply_only_on_enter(make):
+    e = make()
+    shown = [(w, w.value) for w in (e.plot, e.table, e.message)]
+    type_in_browser(e, "7, 1, 8, 2")
+    assert [(w, w.value) for w, _ in shown] == shown  # a draft changes nothing the learner sees
+    press_enter(e)
+    assert_same_picture(e.plot.value, fresh_frame(make_from(make, "7, 1, 8, 2")))
+    assert e.table.value == make_from(make, "7, 1, 8, 2").table.value
+
+
+@pytest.mark.parametrize("make", TYPED)
+def test_bad_text_typed_in_the_browser_shows_its_message_on_enter(make):
+    e = make()
+    table, plot = e.table.value, e.plot.value
+    type_in_browser(e, "1, 2,, 3")
+    assert e.message.value == ""  # not while typing: "1, 2," is on its way to a vector
+    press_enter(e)
+    assert "⚠" in e.message.value and "1, 2,, 3" not in e.table.value
+    assert (e.table.value, e.plot.value) == (table, plot)
+    type_in_browser(e, "1, 2, 3")
+    press_enter(e)
+    assert e.message.value == "" and "1.000" in e.table.value
+
+
+@pytest.mark.parametrize("make", TYPED)
+def test_moving_a_slider_after_typing_without_enter_applies_the_typed_vector(make):
+    """As a text box that applies on leaving it: the learner who typed and then took a slider means the new row."""
+    e, reference = make(), make()
+    slider = next(c for c in e.controls if isinstance(c, ipywidgets.FloatLogSlider | ipywidgets.FloatSlider))
+    top = 10.0**slider.max if isinstance(slider, ipywidgets.FloatLogSlider) else slider.max
+    assert slider.value != top
+    type_in_browser(e, "7, 1, 8, 2")
+    slider.value = top
+    reference.text.value = "7, 1, 8, 2"
+    next(c for c in reference.controls if c.description == slider.description).value = top
+    assert e.table.value == reference.table.value
+    assert_same_picture(e.plot.value, fresh_frame(reference))
+
+
+@pytest.mark.parametrize("make", TYPED)
+def test_a_typed_vector_is_drawn_while_the_learner_types(make):
+    """In a kernel, once the keys pause, the typed vector is drawn ahead (here a row one number longer, whose figure
+    idle time has built): Enter then draws nothing new, and shows what an explorer made for it from scratch shows."""
+
+    async def settle(e, ready):
+        for _ in range(300):  # at most 30 s, for a very busy machine
+            if ready():
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(3 * e.PREFETCH_DELAY)  # a call still pending finds nothing left to draw
+
+    async def run():
+        e = make()
+        await settle(e, lambda: all(widgets._state_key(s) in e._views for s in e.neighbours()))
+        type_in_browser(e, "9, 1, 3, 7, 5")
+        await settle(e, lambda: widgets._state_key(e._draft) in e._views)
+        e.PREFETCH_DELAY = 3600.0  # what Enter itself draws ahead is not what is counted
+        frames = frames_drawn(e)
+        press_enter(e)
+        return e, frames, frames_drawn(e)
+
+    loop = asyncio.new_event_loop()
+    try:
+        e, before, after = loop.run_until_complete(run())
+    finally:
+        loop.close()
+    assert after == before
+    assert_same_picture(e.plot.value, fresh_frame(make_from(make, "9, 1, 3, 7, 5")))
+    assert e.table.value == make_from(make, "9, 1, 3, 7, 5").table.value
+
+
+def test_a_draft_of_a_new_length_builds_no_figure(monkeypatch):
+    """Drafts such as "2", "2, 7" … on the way to a vector would each build a figure for their length (and push the
+    kept ones out); only lengths that have a figure are drawn ahead."""
+    built = []
+
+    async def run():
+        e = widgets.VectorExplorer("2, 4, 6, 8")
+        for _ in range(300):
+            if all(widgets._state_key(s) in e._views for s in e.neighbours()):
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(3 * e.PREFETCH_DELAY)
+        original = plots.stage_bars
+        monkeypatch.setattr(plots, "stage_bars", lambda *a, **k: built.append(a) or original(*a, **k))
+        for text in ("2", "2, 7", "2, 7, 1, 8, 2, 8"):  # 1, 2 and 6 numbers: no kept figure
+            type_in_browser(e, text)
+            await asyncio.sleep(5 * e.PREFETCH_DELAY)
+        return e
+
+    loop = asyncio.new_event_loop()
+    try:
+        e = loop.run_until_complete(run())
+    finally:
+        loop.close()
+    assert built == [] and widgets._state_key(e._draft) not in e._views
+
+
 def make_from(make, text):
     explorer = make()
     explorer.text.value = text
