@@ -11,8 +11,9 @@ changed"), but a text box cannot be moved generically: an explorer with a text b
 Step fields
     control   "text" | "slider" | "toggle" | "dropdown" | "checkbox"
     which     index among the explorer's controls of that kind (0 = first), or a substring of its label ("ε")
-    type      text: replaces the box's content by typing this, key by key (Ctrl+A first), then presses Enter
-              (the explorers' text boxes apply a vector on Enter); latency is measured from the Enter
+    type      text: replaces the box's content by typing this, key by key at a person's pace (Ctrl+A first),
+              then presses Enter (the explorers' text boxes apply a vector on Enter); latency is measured from
+              the Enter
     key       slider / dropdown: a key pressed on the focused handle / select ("ArrowRight", "End", …)
     click     toggle: the label of the button to click
     choose    dropdown: the label of the option to choose

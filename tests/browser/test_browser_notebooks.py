@@ -17,6 +17,9 @@ from .explorer_steps import INTERACTIONS, Step
 pytestmark = pytest.mark.browser
 
 QUIET_MS = 150  # the explorer counts as settled after this long without a DOM change and with an idle kernel
+# between two keys typed into a text box, and from the last one to Enter: a practised typist (about 80 words a
+# minute)
+KEY_INTERVAL_MS = 150
 SWEEP = 8  # latency samples per slider / toggle group (issue 16): each one a new value, so no cached frame
 
 
@@ -222,7 +225,10 @@ def act(page, container, step: Step) -> None:
         box = container.locator("input, textarea").first
         box.click()
         page.keyboard.press("ControlOrMeta+A")
-        page.keyboard.type(step.type)  # the text box applies its value on Enter (continuous_update=False)
+        # at a person's pace: the keys reach the kernel as a draft, which it draws ahead once they pause; the text
+        # box applies the vector on Enter
+        page.keyboard.type(step.type, delay=KEY_INTERVAL_MS)
+        page.wait_for_timeout(KEY_INTERVAL_MS)
         wait_quiet(page, container.element_handle())
         page.keyboard.press("Enter")  # the key whose effect is measured
     elif step.control == "slider":
