@@ -116,6 +116,9 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
             absent=(ERROR,),
             expect_re=(r"归一化 x̂\s+-1\.342\s+-0\.447\s+0\.447\s+1\.342",),
         ),
+        Step(
+            "text", type="1, 2, 3", changed=("tables", "images"), expect_re=(r"归一化 x̂\s+-1\.225\s+0\.000\s+1\.225",)
+        ),
     ],
     ("05-kept-and-lost", "ScaleShiftExplorer"): [
         Step(
@@ -145,6 +148,15 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
             changed=("tables", "images"),
             absent=(ERROR,),
             expect_re=(r"原来的 x\s+1\.000\s+2\.000\s+3\.000",),
+        ),
+        Step(
+            "text",
+            type="4, 1, 5, 9",
+            changed=("tables", "images"),
+            expect_re=(
+                r"原来的 x\s+4\.000\s+1\.000\s+5\.000\s+9\.000",
+                r"变换后的 x̂\s+-0\.262\s+-1\.311\s+0\.087\s+1\.485",
+            ),
         ),
     ],
     ("06-gamma-and-beta", "GammaBetaExplorer"): [
