@@ -93,14 +93,18 @@ class TrainingExplorer(Explorer):
 
     def on_model(self, change) -> None:
         variants, lrs, warmups = self._choices(self.model.value)
+        # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
+        model_default = (self.model.value, tuple(v for _, v in variants), lrs[len(lrs) // 2][1], warmups[0][1])
+        self.plot.value = self.frame(model_default)
         self._switching = True  # new options fire the observers: render once, after all of them are set
-        try:
-            self.variants.options = variants
-            self.variants.value = [v for _, v in variants]
-            self.lr.options = lrs
-            self.lr.value = lrs[len(lrs) // 2][1]
-            self.warmup.options = warmups
-            self.warmup.value = warmups[0][1]
+        try:  # each control's options and value in one message, not one per trait (the picture waits behind them)
+            with self.variants.hold_sync(), self.lr.hold_sync(), self.warmup.hold_sync():
+                self.variants.options = variants
+                self.variants.value = [v for _, v in variants]
+                self.lr.options = lrs
+                self.lr.value = lrs[len(lrs) // 2][1]
+                self.warmup.options = warmups
+                self.warmup.value = warmups[0][1]
         finally:
             self._switching = False
         self.updates.request(change)

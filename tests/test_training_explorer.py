@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import ipywidgets
 import pytest
 
 from lnlib import training as T
@@ -68,6 +69,23 @@ def test_a_model_switch_renders_once_with_the_new_grid(grids):
     assert len(e._frames) == frames + 1  # one picture: not one per control reset on the way
     assert e.state() == ("MLP", ("layer", "none"), 5.0, 0)
     assert "LayerNorm，无 warm-up" in e.summary.value
+
+
+def test_a_model_switch_sends_the_picture_first_and_each_control_once(grids, monkeypatch):
+    """What the browser receives, in order: the new picture (the biggest message, the slowest to show) first, then
+    each control's new options and value in one message, not one per trait."""
+    e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
+    sent = []
+    original = ipywidgets.Widget.send_state
+    monkeypatch.setattr(
+        ipywidgets.Widget, "send_state", lambda self, key=None: sent.append(self) or original(self, key)
+    )
+    e.model.value = "MLP"
+    states = [w for w in sent if w is not e.model]
+    assert states[0] is e.plot
+    for control in (e.variants, e.lr, e.warmup):
+        assert states.count(control) == 1, control.description
+    assert e.plot.value == e.frame(e.state())
 
 
 def test_an_unknown_model_is_refused_by_name(grids):
