@@ -194,9 +194,12 @@ class Explorer:
         raise NotImplementedError
 
     def render(self) -> None:
-        for output, value in self._view(self.state()):
-            output.value = value
+        self._show(self.state())
         self._prefetch_later()
+
+    def _show(self, state: tuple) -> None:
+        for output, value in self._view(state):
+            output.value = value  # the same value again sends nothing
 
     def _view(self, state: tuple) -> list[tuple[widgets.Widget, object]]:
         key = _state_key(state)
@@ -503,17 +506,22 @@ class AxisExplorer(Explorer):
             return [(label, j) for j, label in enumerate(labels.dim_labels(self.matrix.shape[1]))]
         return [("整张表", 0)]
 
+    def _first_index(self, mode: str) -> int:
+        return self._index_options(mode)[-1][1] if mode == "row" else 0
+
     def _set_index_options(self) -> None:
-        options = self._index_options(self.mode.value)
         self._switching = True  # new options fire the index observer; render once, after both are set
         try:
-            self.index.options = options
-            self.index.value = options[-1][1] if self.mode.value == "row" else 0
+            with self.index.hold_sync():  # options, value and disabled in one message
+                self.index.options = self._index_options(self.mode.value)
+                self.index.value = self._first_index(self.mode.value)
+                self.index.disabled = self.mode.value == "all"
         finally:
             self._switching = False
-        self.index.disabled = self.mode.value == "all"
 
     def on_mode(self, change) -> None:
+        # the new picture and table before the new buttons: the browser shows the messages in order
+        self._show((self.mode.value, self._first_index(self.mode.value)))
         self._set_index_options()
         self.updates.request(change)
 

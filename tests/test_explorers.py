@@ -722,6 +722,32 @@ def test_a_typed_row_one_shorter_or_longer_finds_its_figure_drawn_ahead(make, fi
         drawn.clear()  # the fresh explorer's own figures
 
 
+@pytest.mark.parametrize("mode", ["column", "all", "row"])
+def test_axis_explorer_sends_the_new_picture_and_table_before_the_new_buttons(mode, monkeypatch):
+    """A new 统计方向: the picture and the table first, then the 哪一个 buttons' options, value and state in one
+    message; what shows is what an explorer started in that mode shows."""
+    e = widgets.AxisExplorer()
+    if mode == "row":
+        e.mode.value = "column"
+    sent = []
+    original = ipywidgets.Widget.send_state
+    monkeypatch.setattr(
+        ipywidgets.Widget, "send_state", lambda self, key=None: sent.append(self) or original(self, key)
+    )
+    e.mode.value = mode
+    states = [w for w in sent if w is not e.mode]
+    assert states[:2] == [e.plot, e.summary] and states.count(e.index) == 1
+    fresh = widgets.AxisExplorer()
+    fresh.mode.value = mode
+    assert (e.summary.value, e.index.options, e.index.value, e.index.disabled) == (
+        fresh.summary.value,
+        fresh.index.options,
+        fresh.index.value,
+        fresh.index.disabled,
+    )
+    assert_same_picture(e.plot.value, fresh_frame(fresh))
+
+
 def type_in_browser(e, text: str) -> None:
     """Key by key, as the browser's text box sends it: each prefix arrives under ipywidgets' property lock."""
     for i in range(1, len(text) + 1):
