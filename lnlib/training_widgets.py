@@ -51,14 +51,11 @@ class TrainingExplorer(Explorer):
         self.grids = grids
         first = model if model is not None else next(iter(grids))
         variants, lrs, warmups = self._choices(first)
+        _, chosen, lr, warmup = self.opening_choice(first)
         self.model = widgets.ToggleButtons(options=list(grids), value=first, description="模型：")
-        self.variants = widgets.SelectMultiple(
-            options=variants, value=[v for _, v in variants], description="归一化：", rows=4
-        )
-        self.lr = widgets.SelectionSlider(
-            options=lrs, value=lrs[len(lrs) // 2][1], description="学习率：", continuous_update=False
-        )
-        self.warmup = widgets.ToggleButtons(options=warmups, value=warmups[0][1], description="warm-up：")
+        self.variants = widgets.SelectMultiple(options=variants, value=chosen, description="归一化：", rows=4)
+        self.lr = widgets.SelectionSlider(options=lrs, value=lr, description="学习率：", continuous_update=False)
+        self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png")
         self._frames: OrderedDict[tuple, bytes] = OrderedDict()
@@ -91,20 +88,23 @@ class TrainingExplorer(Explorer):
             [(f"{w} 步", w) for w in sorted({k[2] for k in keys})],
         )
 
+    def opening_choice(self, model: str) -> tuple:
+        """(model, variants, lr, warm-up) a model opens with: all its variants, the middle learning rate, the first
+        warm-up."""
+        variants, lrs, warmups = self._choices(model)
+        return (model, tuple(v for _, v in variants), lrs[len(lrs) // 2][1], warmups[0][1])
+
     def on_model(self, change) -> None:
         variants, lrs, warmups = self._choices(self.model.value)
+        opening = self.opening_choice(self.model.value)
         # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
-        model_default = (self.model.value, tuple(v for _, v in variants), lrs[len(lrs) // 2][1], warmups[0][1])
-        self.plot.value = self.frame(model_default)
+        self.plot.value = self.frame(opening)
         self._switching = True  # new options fire the observers: render once, after all of them are set
         try:  # each control's options and value in one message, not one per trait (the picture waits behind them)
             with self.variants.hold_sync(), self.lr.hold_sync(), self.warmup.hold_sync():
-                self.variants.options = variants
-                self.variants.value = [v for _, v in variants]
-                self.lr.options = lrs
-                self.lr.value = lrs[len(lrs) // 2][1]
-                self.warmup.options = warmups
-                self.warmup.value = warmups[0][1]
+                self.variants.options, self.variants.value = variants, opening[1]
+                self.lr.options, self.lr.value = lrs, opening[2]
+                self.warmup.options, self.warmup.value = warmups, opening[3]
         finally:
             self._switching = False
         self.updates.request(change)
@@ -153,10 +153,7 @@ class TrainingExplorer(Explorer):
         near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
         states = [(model, variants, v, warmup) for v in near]
         states += [(model, variants, lr, w) for w in warmups if w != warmup]
-        for other in self.grids:
-            if other != model:
-                v, r, w = self._choices(other)
-                states.append((other, tuple(x for _, x in v), r[len(r) // 2][1], w[0][1]))
+        states += [self.opening_choice(other) for other in self.grids if other != model]
         states += [(model, variants, r, w) for r in lrs for w in warmups]
         return list(dict.fromkeys(states))
 

@@ -248,9 +248,9 @@ class TypedVectorExplorer(Explorer):
     learner means. The keys still reach the kernel, as a draft: when the keys pause, a draft that reads as a vector
     of a length with a kept figure is drawn ahead (`_draw_draft`), so that Enter usually only sends what is ready
     (a draft of a new length is not: "2", "20, 4" … would each build a figure and push the kept ones out, and the
-    Enter would wait behind them). Moving another control
-    applies the text first (the learner who typed and then took a slider means the new vector). A change of
-    `text.value` made in Python (a notebook cell, a test) applies at once.
+    Enter would wait behind them). Moving another control applies the text first (the learner who typed and then
+    took a slider means the new vector). A change of `text.value` made in Python (a notebook cell, a test) applies
+    at once.
 
     Bad text shows the Chinese message (on Enter) and keeps the last valid `values` (and so the last table and
     plot); the message stays until the text is valid again, whatever other control moves meanwhile.
@@ -315,6 +315,10 @@ class TypedVectorExplorer(Explorer):
         while len(self._figures) >= self.LENGTHS:
             self._figures.popitem(last=False)
 
+    def _has_figure(self, n: int) -> bool:
+        """A figure for rows of n numbers exists (the current one or a kept one): such a row costs no new figure."""
+        return self.__dict__.get("_live") is not None and (n == len(self._live_for) // 8 or n in self._figures)
+
     def neighbours(self) -> list[tuple]:
         """The slider steps (as every explorer), then a row one number shorter and one longer: a learner who edits
         the vector often adds or removes one, and a new length needs a new figure."""
@@ -353,8 +357,7 @@ class TypedVectorExplorer(Explorer):
         draft = self._draft
         if draft is None or _state_key(draft) in self._views:
             return
-        n = len(draft[0]) // 8
-        if self.__dict__.get("_live") is not None and (n == len(self._live_for) // 8 or n in self._figures):
+        if self._has_figure(len(draft[0]) // 8):
             self._view(draft)
 
     def _on_text_msg(self, _widget, content, _buffers) -> None:

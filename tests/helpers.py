@@ -77,3 +77,15 @@ def executed(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     run = copy.deepcopy(nb)
     execute(run, NOTEBOOKS)
     return run
+
+
+def widgets_sent(monkeypatch) -> list:
+    """From now on (for the test), every widget whose state is sent to the browser, in the order sent."""
+    import ipywidgets
+
+    sent = []
+    original = ipywidgets.Widget.send_state
+    monkeypatch.setattr(
+        ipywidgets.Widget, "send_state", lambda self, key=None: sent.append(self) or original(self, key)
+    )
+    return sent

@@ -18,7 +18,7 @@ import warnings
 import ipywidgets
 import numpy as np
 import pytest
-from helpers import numbers, row_numbers, td_texts
+from helpers import numbers, row_numbers, td_texts, widgets_sent
 from PIL import Image
 
 from lnlib import live, plots, transformer, widgets
@@ -571,28 +571,42 @@ def frames_drawn(e) -> int:
     return e._live.frames + sum(f["_live"].frames for f in kept if f["_live"] is not e._live)
 
 
-def drawn_ahead(make, ready, act):
-    """Build an explorer inside a running event loop (as in a kernel, where idle time draws ahead), wait until
-    `ready(explorer)` (at most 30 s, for a very busy machine), then `act(explorer)`: returns the explorer and how many
-    frames it had drawn just before the act."""
-
-    async def run():
-        e = make()
-        for _ in range(300):
-            if ready(e):
-                break
-            await asyncio.sleep(0.1)
-        await asyncio.sleep(3 * e.PREFETCH_DELAY)  # a call of `prefetch` still pending finds nothing left to draw
-        e.PREFETCH_DELAY = 3600.0  # the act's own drawing ahead is not what is measured: keep it out of the count
-        frames = frames_drawn(e)
-        act(e)
-        return e, frames
-
+def in_a_loop(run):
+    """`await run()` inside a running event loop, as in a kernel, where idle time draws ahead."""
     loop = asyncio.new_event_loop()
     try:
         return loop.run_until_complete(run())
     finally:
         loop.close()
+
+
+async def settle(e, ready) -> None:
+    """Wait until `ready()` (at most 30 s, for a very busy machine), then until a call of `prefetch` still pending
+    finds nothing left to draw."""
+    for _ in range(300):
+        if ready():
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(3 * e.PREFETCH_DELAY)
+
+
+def all_neighbours_drawn(e) -> bool:
+    return all(widgets._state_key(s) in e._views for s in e.neighbours())
+
+
+def drawn_ahead(make, ready, act):
+    """Build an explorer inside a running event loop, wait until `ready(explorer)`, then `act(explorer)`: returns
+    the explorer and how many frames it had drawn just before the act."""
+
+    async def run():
+        e = make()
+        await settle(e, lambda: ready(e))
+        e.PREFETCH_DELAY = 3600.0  # the act's own drawing ahead is not what is measured: keep it out of the count
+        frames = frames_drawn(e)
+        act(e)
+        return e, frames
+
+    return in_a_loop(run)
 
 
 def test_depth_explorer_prepares_the_neighbouring_depths_while_idle():
@@ -637,7 +651,7 @@ def test_the_next_slider_step_is_ready_before_the_learner_takes_it(case):
 
     e, frames = drawn_ahead(
         moved_once,
-        ready=lambda e: all(widgets._state_key(s) in e._views for s in e.neighbours()),
+        ready=all_neighbours_drawn,
         act=lambda e: setattr(slider(e), "value", second),
     )
     assert frames_drawn(e) == frames, "the step was drawn in advance"
@@ -656,9 +670,7 @@ def test_every_axis_choice_is_ready_before_the_learner_clicks():
         e.mode.value = "column"
         e.index.value = 2
 
-    e, frames = drawn_ahead(
-        widgets.AxisExplorer, ready=lambda e: all(widgets._state_key(s) in e._views for s in e.neighbours()), act=click
-    )
+    e, frames = drawn_ahead(widgets.AxisExplorer, ready=all_neighbours_drawn, act=click)
     assert len(e.neighbours()) == 3 + 4 + 1
     assert frames_drawn(e) == frames, "the choice was drawn in advance"
     plain = widgets.AxisExplorer()
@@ -710,7 +722,7 @@ def test_a_typed_row_one_shorter_or_longer_finds_its_figure_drawn_ahead(make, fi
     drawn = []
     e, _ = drawn_ahead(
         make,
-        ready=lambda e: len(e._figures) >= 2 and all(widgets._state_key(s) in e._views for s in e.neighbours()),
+        ready=lambda e: len(e._figures) >= 2 and all_neighbours_drawn(e),
         act=lambda e: None,
     )
     original = getattr(plots, figure_fn)
@@ -729,11 +741,7 @@ def test_axis_explorer_sends_the_new_picture_and_table_before_the_new_buttons(mo
     e = widgets.AxisExplorer()
     if mode == "row":
         e.mode.value = "column"
-    sent = []
-    original = ipywidgets.Widget.send_state
-    monkeypatch.setattr(
-        ipywidgets.Widget, "send_state", lambda self, key=None: sent.append(self) or original(self, key)
-    )
+    sent = widgets_sent(monkeypatch)
     e.mode.value = mode
     states = [w for w in sent if w is not e.mode]
     assert states[:2] == [e.plot, e.summary] and states.count(e.index) == 1
@@ -810,16 +818,9 @@ def test_a_typed_vector_is_drawn_while_the_learner_types(make):
     """In a kernel, once the keys pause, the typed vector is drawn ahead (here a row one number longer, whose figure
     idle time has built): Enter then draws nothing new, and shows what an explorer made for it from scratch shows."""
 
-    async def settle(e, ready):
-        for _ in range(300):  # at most 30 s, for a very busy machine
-            if ready():
-                break
-            await asyncio.sleep(0.1)
-        await asyncio.sleep(3 * e.PREFETCH_DELAY)  # a call still pending finds nothing left to draw
-
     async def run():
         e = make()
-        await settle(e, lambda: all(widgets._state_key(s) in e._views for s in e.neighbours()))
+        await settle(e, lambda: all_neighbours_drawn(e))
         type_in_browser(e, "9, 1, 3, 7, 5")
         await settle(e, lambda: widgets._state_key(e._draft) in e._views)
         e.PREFETCH_DELAY = 3600.0  # what Enter itself draws ahead is not what is counted
@@ -827,11 +828,7 @@ def test_a_typed_vector_is_drawn_while_the_learner_types(make):
         press_enter(e)
         return e, frames, frames_drawn(e)
 
-    loop = asyncio.new_event_loop()
-    try:
-        e, before, after = loop.run_until_complete(run())
-    finally:
-        loop.close()
+    e, before, after = in_a_loop(run)
     assert after == before
     assert_same_picture(e.plot.value, fresh_frame(make_from(make, "9, 1, 3, 7, 5")))
     assert e.table.value == make_from(make, "9, 1, 3, 7, 5").table.value
@@ -844,11 +841,7 @@ def test_a_draft_of_a_new_length_builds_no_figure(monkeypatch):
 
     async def run():
         e = widgets.VectorExplorer("2, 4, 6, 8")
-        for _ in range(300):
-            if all(widgets._state_key(s) in e._views for s in e.neighbours()):
-                break
-            await asyncio.sleep(0.1)
-        await asyncio.sleep(3 * e.PREFETCH_DELAY)
+        await settle(e, lambda: all_neighbours_drawn(e))
         original = plots.stage_bars
         monkeypatch.setattr(plots, "stage_bars", lambda *a, **k: built.append(a) or original(*a, **k))
         for text in ("2", "2, 7", "2, 7, 1, 8, 2, 8"):  # 1, 2 and 6 numbers: no kept figure
@@ -856,11 +849,7 @@ def test_a_draft_of_a_new_length_builds_no_figure(monkeypatch):
             await asyncio.sleep(5 * e.PREFETCH_DELAY)
         return e
 
-    loop = asyncio.new_event_loop()
-    try:
-        e = loop.run_until_complete(run())
-    finally:
-        loop.close()
+    e = in_a_loop(run)
     assert built == [] and widgets._state_key(e._draft) not in e._views
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-import ipywidgets
 import pytest
+from helpers import widgets_sent
 
 from lnlib import training as T
 from lnlib import training_widgets
@@ -75,11 +75,7 @@ def test_a_model_switch_sends_the_picture_first_and_each_control_once(grids, mon
     """What the browser receives, in order: the new picture (the biggest message, the slowest to show) first, then
     each control's new options and value in one message, not one per trait."""
     e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
-    sent = []
-    original = ipywidgets.Widget.send_state
-    monkeypatch.setattr(
-        ipywidgets.Widget, "send_state", lambda self, key=None: sent.append(self) or original(self, key)
-    )
+    sent = widgets_sent(monkeypatch)
     e.model.value = "MLP"
     states = [w for w in sent if w is not e.model]
     assert states[0] is e.plot
