@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .data import TOKEN_MATRIX
-from .grading import Exercise, Mistake, Verdict, grade, row_mistakes
+from .grading import Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
 
 __all__ = ["EXERCISES", "Exercise", "Mistake", "Verdict", "check", "judge"]
 
@@ -187,6 +187,7 @@ _NB05: dict[str, Exercise] = {  # exercises of notebook 05
             Mistake("给出的是长度 ‖x̂‖ = √d，题目问的是平方和 ‖x̂‖²。", 2),
             Mistake("给出的是 x̂ 的和 Σx̂：它总是 0，题目问的是平方和。", 0),
             Mistake("给出的是平方的平均（= 方差 1），题目问的是平方和。", 1),
+            Mistake("把长度 ‖x̂‖ 当成了 d 再平方：平方的平均是 1，平方和是 d 个 1 相加，长度是它的平方根。", 16),
         ),
     ),
 }
@@ -200,6 +201,8 @@ _NB06: dict[str, Exercise] = {  # exercises of notebook 06
             Mistake("把 γ 和 β 用反了：γ 乘，β 加。", 0.5 * _XHAT_APPLE[0] + 2),
             Mistake("忘了加 β₁ = 0.5。", 2 * _XHAT_APPLE[0]),
             Mistake("忘了乘 γ₁ = 2。", _XHAT_APPLE[0] + 0.5),
+            rounded_early(2 * round(_XHAT_APPLE[0], 2) + 0.5),
+            rounded_early(2 * round(_XHAT_APPLE[0], 1) + 0.5),
         ),
     ),
     "06.mean_y_apple": Exercise(
@@ -223,6 +226,8 @@ _NB06: dict[str, Exercise] = {  # exercises of notebook 06
             ),
             Mistake("只算了 x̂，还没有乘 γ、加 β。", _XHAT_APPLE),
             Mistake("忘了 β：只乘了 γ。", np.array([0.5, 1, 1, 2]) * _XHAT_APPLE),
+            rounded_early(np.array([0.5, 1, 1, 2]) * np.round(_XHAT_APPLE, 2) + [-1, 0, 0, 1]),
+            rounded_early(np.array([0.5, 1, 1, 2]) * np.round(_XHAT_APPLE, 1) + [-1, 0, 0, 1]),
         ),
     ),
     "06.mean_after": Exercise(
@@ -240,6 +245,8 @@ _NB06: dict[str, Exercise] = {  # exercises of notebook 06
         mistakes=(
             Mistake("只数了 γ 或 β 中的一个：两者各有 d 个数。", 512),
             Mistake("以为每个 token 各有一套：所有 token 共用同一组 γ、β。", 1),
+            Mistake("把 μ 和 σ² 也算成了参数：它们每次都从输入现算，不是学出来的；可学习的只有 γ 和 β。", 2048),
+            Mistake("用了例子里的 d = 4：这道题的 d 是 512。", 8),
         ),
     ),
 }
@@ -248,7 +255,9 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
         [2, 3],
         "按最后一维统计，去掉最后一维：(2, 3, 4) → ?，写成列表或元组。",
         atol=0,
+        about="μ",
         mistakes=(
+            Mistake("这是 B 自己的形状：按最后一维统计，每个 token 只留下一个 μ，最后一维就没有了。", [2, 3, 4]),
             Mistake("保留了被统计的那一维（keepdims=True 的形状）：题目问的是去掉它以后。", [2, 3, 1]),
             Mistake("去掉了第一维：LayerNorm 统计的是最后一维。", [3, 4]),
         ),
@@ -284,7 +293,6 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
 }
 
 _S3 = np.sqrt(5)  # σ of [2, 4, 6, 8] and of [1, 3, 5, 7]
-_LAYER = ("layernorm", "ln", "layer normalization", "layer norm", "层归一化", "层规范化", "层标准化")
 
 
 def _dx_row(x, dy, *, mu_term: bool = True, sigma_term: bool = True, scale: bool = True) -> np.ndarray:
@@ -318,6 +326,7 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
         mistakes=(
             Mistake("方差除以了 n − 1：BatchNorm 归一化用有偏方差（除以 3）。", 10 / np.sqrt(84)),
             Mistake("忘了开根号：分母是 σ = √56，不是 σ² = 56。", 10 / 56),
+            rounded_early(10 / round(np.sqrt(56), 1)),
             Mistake("忘了减均值：分子是 20 − 10。", 20 / np.sqrt(56)),
             Mistake("这是 LayerNorm（按行）的结果：这里要按列统计。", -3 / np.sqrt(5)),
             Mistake("符号反了：20 比均值 10 大，结果应该是正的。", -10 / np.sqrt(56)),
@@ -326,7 +335,7 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
     "08.bn_weight_vector": Exercise(
         "不变",
         "第 1 行权重只影响第 1 个特征；BatchNorm 对每个特征单独减均值、除以标准差，乘上的 3 正好被除掉。",
-        synonyms=("不会变", "不改变", "不会改变", "不变的", "输出不变", "unchanged", "invariant", "✓"),
+        mistakes=(Mistake("乘上的 3 会被 BatchNorm 除掉：它对每个特征单独除以这个特征的标准差。", "会变"),),
     ),
     "08.running_var": Exercise(
         1.1,
@@ -339,7 +348,13 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
             Mistake("这是 running_mean（0.9 × 0 + 0.1 × 3），题目问的是 running_var。", 0.3),
         ),
     ),
-    "08.single_case": Exercise("layer", "哪一种只用每个样本自己的数来统计？", synonyms=_LAYER),
+    "08.single_case": Exercise(
+        "layer",
+        "哪一种只用每个样本自己的数来统计？",
+        mistakes=(
+            Mistake("BatchNorm 要看同一批里的其他样本；一次只有一个样本时，它的批统计量就没有意义了。", "batch"),
+        ),
+    ),
 }
 _NB09: dict[str, Exercise] = {  # exercises of notebook 09
     "09.deepnorm_alpha": Exercise(
@@ -367,23 +382,13 @@ _NB09: dict[str, Exercise] = {  # exercises of notebook 09
         mistakes=(
             Mistake("用的是 1/L，不是 1/√L：6/24 还要开根号。", 0.25),
             Mistake("倒过来了：层数变多，梯度变小，答案应该小于 1。", 2.0),
+            Mistake("1/4 是 0.25，不是 0.4：先把 6/24 约成小数，再开根号。", 0.4),
         ),
     ),
     "09.which_form": Exercise(
         "post",
         "先相加，再做 LayerNorm。",
-        synonyms=(
-            "post-ln",
-            "postln",
-            "post ln",
-            "post-norm",
-            "post layernorm",
-            "后置",
-            "后置ln",
-            "后置归一化",
-            "后置层归一化",
-            "后归一化",
-        ),
+        mistakes=(Mistake("Pre-LN 是 x + Sublayer(LayerNorm(x))：先归一化再进子层；这里是先相加再归一化。", "pre"),),
     ),
 }
 _NB10: dict[str, Exercise] = {  # exercises of notebook 10
@@ -430,6 +435,7 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
         mistakes=(
             Mistake("这是 LayerNorm 的结果：RMSNorm 不减均值。", (_APPLE - 5) / _S3),
             Mistake("忘了开根号：除以的是 √30。", _APPLE / 30),
+            rounded_early(_APPLE / round(np.sqrt(30), 1)),
             Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", _APPLE / np.sqrt(40)),
             Mistake("忘了除以 d：RMS 是平方的平均再开根号。", _APPLE / np.sqrt(120)),
         ),
@@ -437,14 +443,7 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
     "11.llama_norm": Exercise(
         "rmsnorm",
         "Touvron et al. (2023) 写明用 pre-normalization 加上 Zhang & Sennrich 的那种归一化。",
-        synonyms=(
-            "rms",
-            "rms norm",
-            "rms normalization",
-            "root mean square layer normalization",
-            "均方根归一化",
-            "均方根层归一化",
-        ),
+        mistakes=(Mistake("LLaMA 的归一化不减均值、没有 β：那是 Zhang & Sennrich (2019) 的 RMSNorm。", "layernorm"),),
     ),
 }
 _NB12: dict[str, Exercise] = {  # exercises of notebook 12
@@ -563,6 +562,7 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         "(7 − 4) / √5 ≈ 3 / 2.236。",
         mistakes=(
             Mistake("除以了方差 5，忘了开根号。", 3 / 5),
+            rounded_early(3 / 2.2),
             Mistake("方差除以了 d − 1 = 3：LayerNorm 除以 d。", 3 / np.sqrt(20 / 3)),
             Mistake("忘了减均值 4。", 7 / _S3),
         ),
@@ -647,13 +647,41 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
 
 _NB15: dict[str, Exercise] = {  # exercises of notebook 15
     "15.predict_depth": Exercise(
-        "b", "ReLU 把一半左右的数变成 0，N(0, 1/fan_in) 的权重只保持方差不变：每过一层方差约减半，7 层就是 1/128。"
+        "b",
+        "ReLU 把一半左右的数变成 0，N(0, 1/fan_in) 的权重只保持方差不变：每过一层方差约减半，标准差约乘 1/√2 ≈ 0.71；"
+        "从第 1 层到第 8 层过了 7 层，标准差约乘 0.71⁷ ≈ 0.09，大约十分之一。",
+        nudge="题目问的是标准差，不是方差：方差每层约减半时，标准差每层变成多少倍？",
+        mistakes=(
+            Mistake("每层的 LayerNorm 没有了，没有什么能把尺度拉回来：ReLU 每层都去掉一半左右的方差。", "a"),
+            Mistake("ReLU 只会把数变成 0，不会放大：每过一层，方差约减半。", "c"),
+        ),
     ),
     "15.predict_batch1": Exercise(
-        0.333, "一个样本减去它自己的均值是 0：每个输入得到同一个预测，三类里只能碰对一类。", atol=0.02
+        0.333,
+        "一个样本减去它自己的均值是 0：每个输入得到同一个预测，三类里只能碰对一类。",
+        atol=0.02,
+        nudge="只有 1 个样本时，这一批的均值就是它自己：减去均值以后还剩什么？",
+        mistakes=(
+            Mistake("这是两类时瞎猜的准确率：这里有三类（三条螺旋臂），每个输入都得到同一个预测。", 0.5),
+            Mistake("批统计量用的是这 1 个样本自己：减去均值后全是 0，网络根本看不到输入。", 1.0),
+        ),
     ),
-    "15.predict_post": Exercise("pre", "哪一种在初始化时输出端附近的梯度更温和，不需要 warm-up？"),
-    "15.warmup_value": Exercise(2e-4, "第 9 步（从 0 数）是第 10 步：1e-3 × 10 / 50。", atol=1e-9),
+    "15.predict_post": Exercise(
+        "pre",
+        "哪一种在初始化时输出端附近的梯度更温和，不需要 warm-up？",
+        mistakes=(Mistake("Post-LN 初始化时最后几层的梯度大，没有 warm-up 时一开始就容易走偏。", "post"),),
+    ),
+    "15.warmup_value": Exercise(
+        2e-4,
+        "第 9 步（从 0 数）是第 10 步：1e-3 × 10 / 50。",
+        atol=1e-9,
+        nudge="公式里是 t + 1，不是 t：t 从 0 数。",
+        mistakes=(
+            Mistake("用了 t / W：t 从 0 数，第 t 步的学习率是 η · (t + 1) / W。", 1.8e-4),
+            Mistake("这是峰值学习率 η：第 9 步还在 warm-up 里。", 1e-3),
+            Mistake("除以了 t + 1 而不是乘：学习率在 warm-up 里随步数线性变大。", 1e-3 / 10 / 50),
+        ),
+    ),
 }
 
 

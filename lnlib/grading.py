@@ -5,10 +5,18 @@ allows, the typical wrong answers (`Mistake`: a value computed the wrong way and
 for choice questions, the accepted synonyms. `grade` returns a `Verdict`; it never prints and never raises on a
 learner's answer. Only real numbers count as numbers: booleans, complex numbers, dates, text and objects are
 refused with a reason.
+
+One synonym table (`SYNONYMS`) serves every choice question, and one catalogue of the mistakes every numeric
+question can show (`SIGN_FLIPPED`, `ORDER_REVERSED`, `ROUNDED_EARLY`, `TOO_FEW_DECIMALS`) serves every numeric one;
+an exercise adds its own typical mistakes. "Rounded too early" is said only when the answer equals a value computed
+from a rounded intermediate (`rounded_early`) or the answer rounded to fewer decimals than asked.
+A `Verdict` carries two texts: `first`, the nudge of a first wrong try (the mistake named, no worked arithmetic), and
+`message`, which adds the hint for the next tries. Numbers are written as a person writes them (`show_number`).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 import unicodedata
@@ -22,15 +30,19 @@ _SLACK = 1e-9  # relative slack on a tolerance, so that 3.684 − 3.683 = 0.0010
 
 @dataclass(frozen=True)
 class Mistake:
-    """A typical wrong answer: `value` (or a zero-argument callable returning it) and what went wrong, in Chinese."""
+    """A typical wrong answer: `value` (or a zero-argument callable returning it; a str for a choice question) and
+    what went wrong, in Chinese, written as a full sentence (it follows "你的答案是 …。")."""
 
     why: str
     value: object
     atol: float | None = None  # None: the exercise's own tolerance
 
+    def raw_value(self):
+        return self.value() if callable(self.value) else self.value
+
     def wrong_value(self) -> np.ndarray:
-        value = self.value() if callable(self.value) else self.value
-        return np.asarray(value, dtype=np.float64)
+        """The wrong answer as a float64 array (numeric questions only)."""
+        return np.asarray(self.raw_value(), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -43,8 +55,12 @@ class Exercise:
     atol: the largest accepted absolute error per entry. For "保留三位小数" that is 0.0005 for the final rounding plus
         what rounding the inputs the question suggests does (e.g. 2 × 1.342 + 1 is off by 2 × 0.0005 more).
     mistakes: typical wrong answers, checked in order after the right one.
-    synonyms: other accepted spellings of a choice answer; case, full-width forms, spaces, hyphens, underscores,
-        dots and brackets are ignored anyway.
+    synonyms: other accepted spellings of a choice answer, beyond the shared table `SYNONYMS`; case, full-width
+        forms, spaces, hyphens, underscores, dots and brackets are ignored anyway.
+    nudge: what a first wrong try that no mistake explains is told (a pointer to the concept, no arithmetic);
+        empty: a general nudge. The hint follows from the second wrong try on.
+    about: for an answer that is itself a shape, what it is the shape of ("μ"), so that a wrong length is explained
+        in those words.
     """
 
     expected: object
@@ -52,12 +68,86 @@ class Exercise:
     atol: float = 1e-3
     mistakes: Sequence[Mistake] = field(default_factory=tuple)
     synonyms: Sequence[str] = field(default_factory=tuple)
+    nudge: str = ""
+    about: str = ""
 
 
 @dataclass(frozen=True)
 class Verdict:
     ok: bool
-    message: str  # the Chinese text `check` prints (without the exercise name)
+    message: str  # the Chinese text `check` prints from the second wrong try on (without the exercise name)
+    first: str = ""  # the shorter text of a first wrong try; "" means the same as `message`
+    mistake: str = ""  # the named mistake, if one explains the answer
+
+    def text(self, tries: int) -> str:
+        """What to print on wrong try number `tries` (1 = the first)."""
+        return self.first if tries <= 1 and self.first else self.message
+
+
+GENERAL_NUDGE = "再对照这一节的公式，一步一步检查一遍。"
+NEXT_TRY = "再试一次会有更具体的提示。"
+
+
+# ---------------------------------------------------------------- numbers as a person writes them
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def show_number(value, digits: int = 4) -> str:
+    """One number as a person writes it: 5, -1.342, 0.4472, 0.00002, 2×10⁻⁷, 1.5×10⁸ — never "2.e-05" or "0."
+
+    Up to `digits` significant digits, trailing zeros dropped; numbers the course's tables show exactly
+    (`labels.number`, three decimals) are written the same way here.
+    """
+    from .labels import number
+
+    v = float(value)
+    if not math.isfinite(v):
+        return str(v)
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e-3 and abs(v) < 1e6 and abs(round(v, 3) - v) <= 1e-12 * abs(v):
+        return number(v)
+    exponent = math.floor(math.log10(abs(v)))
+    if -5 <= exponent < 6:
+        text = f"{v:.{max(0, digits - 1 - exponent)}f}"
+        text = text.rstrip("0").rstrip(".") if "." in text else text
+        return "0" if text in ("-0", "") else text
+    mantissa = f"{v / 10**exponent:.{digits - 1}f}".rstrip("0").rstrip(".")
+    if mantissa in ("10", "-10"):
+        mantissa, exponent = mantissa[:-1], exponent + 1
+    head = "" if mantissa == "1" else "-" if mantissa == "-1" else f"{mantissa}×"
+    return f"{head}10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
+def show_array(value, digits: int = 4, *, edge: int = 3) -> str:
+    """An array as a person writes it: [2, 3, 1], nested rows on one line each; long axes shortened with …"""
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return show_number(arr.item(), digits)
+
+    def part(a: np.ndarray) -> str:
+        items = list(range(a.shape[0]))
+        if len(items) > 2 * edge + 1:
+            items = [*items[:edge], None, *items[-edge:]]
+        sub = [("…" if i is None else show_number(a[i], digits) if a.ndim == 1 else part(a[i])) for i in items]
+        return "[" + ", ".join(sub) + "]"
+
+    return part(arr)
+
+
+# ---------------------------------------------------------------- the catalogue of mistakes any answer can show
+
+SIGN_FLIPPED = "数值对了，符号反了：检查减法的顺序（x − μ，不是 μ − x）。"
+ORDER_REVERSED = "这些数都对，但顺序反了：检查是哪一行、第几维。"
+ROUNDED_EARLY = "取整太早了：中间步骤（比如把 √5 写成 2.2）先四舍五入，误差就带到了结果里。中间多保留几位，最后再取整。"
+TOO_FEW_DECIMALS = "保留的小数位数不够：按题目要求多保留几位再四舍五入。"
+NEAR = "很接近了，但误差超出了允许范围（±{atol}）。再仔细算一遍最后几步。"
+
+
+def rounded_early(value) -> Mistake:
+    """The mistake "rounded an intermediate too early": `value` is the answer computed from a rounded intermediate."""
+    return Mistake(ROUNDED_EARLY, value)
 
 
 # ---------------------------------------------------------------- choice answers
@@ -70,13 +160,88 @@ def normalize_choice(text: str) -> str:
     return _IGNORED.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
+_LETTERS = {c: (f"选{c}", f"选项{c}", f"答案{c}", f"答案是{c}", f"{c}项") for c in "abcd"}
+_PRE = (
+    "pre-ln",
+    "pre ln",
+    "preln",
+    "pre-norm",
+    "pre norm",
+    "prenorm",
+    "pre layernorm",
+    "pre-layernorm",
+    "前置",
+    "前置ln",
+    "前置归一化",
+    "前置层归一化",
+    "先归一化",
+)
+_POST = (
+    "post-ln",
+    "post ln",
+    "postln",
+    "post-norm",
+    "post norm",
+    "postnorm",
+    "post layernorm",
+    "post-layernorm",
+    "后置",
+    "后置ln",
+    "后置归一化",
+    "后置层归一化",
+    "后归一化",
+    "先相加",
+)
+_LAYER_NAMES = ("layernorm", "ln", "layer normalization", "layer norm", "层归一化", "层规范化", "层标准化")
+_BATCH_NAMES = ("batchnorm", "bn", "batch normalization", "batch norm", "批归一化", "批规范化", "批标准化")
+_RMS_NAMES = (
+    "rms",
+    "rms norm",
+    "rmsnorm",
+    "rms normalization",
+    "root mean square layer normalization",
+    "均方根归一化",
+    "均方根层归一化",
+)
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    **_LETTERS,
+    "pre": _PRE,
+    "pre-ln": ("pre", *_PRE),
+    "post": _POST,
+    "post-ln": ("post", *_POST),
+    "layer": _LAYER_NAMES,
+    "layernorm": ("layer", *_LAYER_NAMES),
+    "batch": _BATCH_NAMES,
+    "batchnorm": ("batch", *_BATCH_NAMES),
+    "rmsnorm": _RMS_NAMES,
+    "不变": ("不会变", "不改变", "不会改变", "不变的", "输出不变", "unchanged", "invariant", "✓"),
+    "会变": ("变", "改变", "会改变", "变了", "输出会变", "changed", "✗"),
+}
+"""The one table of accepted spellings of a choice answer, keyed by the answer (folded by `normalize_choice`)."""
+
+
+def choice_spellings(answer: str, extra=()) -> set[str]:
+    """Every folded spelling that counts as `answer`: itself, the shared table's synonyms and `extra`."""
+    key = normalize_choice(answer)
+    table = {normalize_choice(k): v for k, v in SYNONYMS.items()}
+    return {normalize_choice(s) for s in (answer, *table.get(key, ()), *extra)}
+
+
 def _grade_choice(exercise: Exercise, answer) -> Verdict:
     if not isinstance(answer, str):
         return Verdict(False, f"这道题要填文字（比如 {exercise.expected!r}），你给的是 {_show(answer)}。")
-    accepted = {normalize_choice(s) for s in (exercise.expected, *exercise.synonyms)}
-    if normalize_choice(answer) in accepted:
+    typed = normalize_choice(answer)
+    if typed in choice_spellings(exercise.expected, exercise.synonyms):
         return Verdict(True, "")
-    return Verdict(False, f"你的答案是 {answer!r:.60}。\n  提示：{exercise.hint}")
+    shown = f"你的答案是 {answer!r:.60}。"
+    for mistake in exercise.mistakes:
+        if typed in choice_spellings(str(mistake.raw_value())):
+            return Verdict(False, f"{shown}{mistake.why}\n  提示：{exercise.hint}", shown + mistake.why, mistake.why)
+    return Verdict(False, f"{shown}\n  提示：{exercise.hint}", f"{shown}\n  提示：{_nudge(exercise)}")
+
+
+def _nudge(exercise: Exercise) -> str:
+    return f"{exercise.nudge or GENERAL_NUDGE}{NEXT_TRY}"
 
 
 # ---------------------------------------------------------------- numeric answers
@@ -95,7 +260,7 @@ def real_array(answer) -> tuple[np.ndarray | None, str]:
     except (TypeError, ValueError):
         return None, f"需要一个数或一个（各行等长的）数字列表，你给的是 {_show(answer)}。"
     if not np.all(np.isfinite(arr)):
-        return None, f"答案里有 inf 或 nan：{np.array2string(arr, precision=4)}。检查一下是不是除以了 0。"
+        return None, f"答案里有 inf 或 nan：{show_array(arr)}。检查一下是不是除以了 0。"
     return arr, ""
 
 
@@ -148,13 +313,28 @@ def _close(got: np.ndarray, want: np.ndarray, atol: float) -> bool:
     return got.shape == want.shape and bool(np.all(np.abs(got - want) <= atol * (1 + _SLACK) + _SLACK * np.abs(want)))
 
 
-def _near_miss(got: np.ndarray, want: np.ndarray, atol: float) -> bool:
-    """Close to the answer, but outside the tolerance: the signature of rounding intermediate values too early."""
-    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= np.maximum(20 * atol, 0.02 * np.abs(want))))
+def _shape_text(exercise: Exercise, got: np.ndarray, want: np.ndarray) -> str:
+    if exercise.about and want.ndim == 1 and got.ndim <= 1:
+        n, m = want.size, got.size
+        return (
+            f"{exercise.about} 的形状应该写成 {n} 个数（{exercise.about} 有 {n} 维），你写了 {m} 个数。"
+            "想一想：按哪一维统计，结果里就少了哪一维。"
+        )
+    if got.ndim != want.ndim:
+        return f"形状不对：应该是{_dims(want)}，你的是{_dims(got)}。"
+    return f"形状不对：应该有 {want.size} 个数，你的有 {got.size} 个。"
 
 
-def _shape(arr: np.ndarray) -> str:
-    return "一个数" if arr.ndim == 0 else f"形状 {arr.shape} 的数组"
+def _dims(arr: np.ndarray) -> str:
+    return "一个数" if arr.ndim == 0 else "一个列表（一行数）" if arr.ndim == 1 else "一张表（嵌套的列表）"
+
+
+def _rounded_finals(want: np.ndarray, atol: float) -> list[np.ndarray]:
+    """The answer rounded to fewer decimals than the tolerance asks for (1 and 2 decimals for "三位小数")."""
+    asked = max(0, math.ceil(-math.log10(2 * atol))) if atol > 0 else None
+    if asked is None:
+        return []
+    return [np.round(want, k) for k in range(max(0, asked - 2), asked)]
 
 
 def _grade_number(exercise: Exercise, answer) -> Verdict:
@@ -162,28 +342,32 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
     if got is None:
         return Verdict(False, why)
     want = np.asarray(exercise.expected, dtype=np.float64)
-    shown = np.array2string(got, precision=4, suppress_small=True) if got.ndim else f"{float(got):.6g}"
+    shown = f"你的答案是 {show_array(got)}。"
     if got.shape != want.shape and got.size == want.size == 1:
         got = got.reshape(want.shape)  # [5] for 5
     if _close(got, want, exercise.atol):
         return Verdict(True, "")
+
+    def named(text: str) -> Verdict:
+        return Verdict(False, f"{shown}{text}\n  提示：{exercise.hint}", shown + text, text)
+
     for mistake in exercise.mistakes:
         wrong = mistake.wrong_value()
         if _close(got, wrong, exercise.atol if mistake.atol is None else mistake.atol):
-            return Verdict(False, f"你的答案是 {shown}。看起来是{mistake.why}\n  提示：{exercise.hint}")
+            return named(mistake.why)
     if got.shape != want.shape:
-        return Verdict(False, f"形状不对：应该是{_shape(want)}，你的是{_shape(got)}。\n  提示：{exercise.hint}")
+        text = _shape_text(exercise, got, want)
+        return Verdict(False, f"{text}\n  提示：{exercise.hint}", f"{text}\n  提示：{_nudge(exercise)}", text)
     if np.any(want != 0) and _close(got, -want, exercise.atol):
-        return Verdict(False, f"你的答案是 {shown}：数值对了，符号反了。检查减法的顺序（x − μ，不是 μ − x）。")
-    if want.ndim == 1 and want.size > 1 and _close(got, want[::-1], exercise.atol):
-        return Verdict(False, f"你的答案是 {shown}：这些数都对，但顺序反了，检查是哪一行、第几维。")
-    if _near_miss(got, want, exercise.atol):
-        return Verdict(
-            False,
-            f"你的答案是 {shown}，很接近了，但误差超出了允许范围（±{exercise.atol:g}）。"
-            "多半是取整太早（比如把 √5 写成 2.2）或保留的位数不够：中间步骤多保留几位小数，最后再按题目要求四舍五入。",
-        )
-    return Verdict(False, f"你的答案是 {shown}。\n  提示：{exercise.hint}")
+        return named(SIGN_FLIPPED)
+    if want.ndim == 1 and want.size > 1 and not _close(want, want[::-1], 0) and _close(got, want[::-1], exercise.atol):
+        return named(ORDER_REVERSED)
+    if any(_close(got, r, 0) and not _close(r, want, exercise.atol) for r in _rounded_finals(want, exercise.atol)):
+        return named(TOO_FEW_DECIMALS)
+    if np.all(np.abs(got - want) <= np.maximum(20 * exercise.atol, 0.02 * np.abs(want))):
+        text = NEAR.format(atol=show_number(exercise.atol))
+        return Verdict(False, f"{shown}{text}\n  提示：{exercise.hint}", shown + text)
+    return Verdict(False, f"{shown}\n  提示：{exercise.hint}", f"{shown}\n  提示：{_nudge(exercise)}")
 
 
 def grade(exercise: Exercise, answer) -> Verdict:
@@ -202,9 +386,10 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
     """The typical wrong answers for a statistic of `matrix[row]`, each computed the wrong way with lnlib.
 
     what: "mean", "variance", "std" or "xhat" (x̂ with `eps`). Covers ÷(d − 1), a forgotten square root, ε outside
-    the root, σ given for σ² (and σ² for σ), forgetting to subtract μ or to divide, and the wrong axis (the columns or
-    the whole table). `first`: the exercise's own mistakes, checked before these. Mistakes that coincide with the
-    right answer or an earlier mistake are dropped (the mean of the whole table can equal a row's sum).
+    the root, σ given for σ² (and σ² for σ), forgetting to subtract μ or to divide by d, another row of the table, the
+    wrong axis (the columns or the whole table) and σ rounded too early (to one or two decimals). `first`: the
+    exercise's own mistakes, checked before these. Mistakes that coincide with the right answer or an earlier
+    mistake are dropped (the mean of the whole table can equal a row's sum).
     """
     from .norms import batch_norm, layer_norm
     from .stages import center, mean, std, variance
@@ -215,8 +400,15 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
     var, sd, c = float(variance(x)), float(std(x)), center(x)
     table_mu, table_var = float(m.mean()), float(((m - m.mean()) ** 2).mean())
     col_mu = m.mean(axis=0)
+    names = _row_names(m)
+    other = [(r, names[r]) for r in range(m.shape[0]) if r != row]
+    word = {"mean": "均值", "variance": "方差", "std": "标准差", "xhat": " x̂"}
+    if what not in word:
+        raise ValueError(f"what: expected 'mean', 'variance', 'std' or 'xhat', got {what!r}")
     wanted: dict[str, list[tuple[str, Callable[[], object]]]] = {
         "mean": [
+            ("只加起来，忘了除以 d：均值是这一行的和除以 d。", lambda: float(x.sum())),
+            ("除以了 d − 1：均值是和除以 d（d 个数就除以 d）。", lambda: float(x.sum()) / (d - 1)),
             ("按列（同一维、不同 token）求了平均：LayerNorm 每一行用自己的 d 个数。", lambda: col_mu),
             ("对整张表求了平均：LayerNorm 每一行只用自己的 d 个数。", lambda: table_mu),
         ],
@@ -224,12 +416,14 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
             ("除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", lambda: var * d / (d - 1)),
             ("给出了标准差 σ，题目问的是方差 σ²（还没开根号的那个数）。", lambda: sd),
             ("忘了先减去均值 μ：算成了 x² 的平均。", lambda: float((x**2).mean())),
+            ("忘了除以 d：这是偏差平方的和，方差是它的平均（再除以 d）。", lambda: var * d),
             ("偏差没有平方，直接取了绝对值的平均。", lambda: float(np.abs(c).mean())),
             ("对整张表求了方差：LayerNorm 每一行只用自己的 d 个数。", lambda: table_var),
         ],
         "std": [
             ("忘了开平方根：给出的是方差 σ²。", lambda: var),
             ("除以了 d − 1（无偏方差）再开根号：LayerNorm 的方差除以 d。", lambda: np.sqrt(var * d / (d - 1))),
+            (TOO_FEW_DECIMALS, lambda: round(sd, 1)),
         ],
         "xhat": [
             ("除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", lambda: c / np.sqrt(var * d / (d - 1) + eps)),
@@ -242,10 +436,22 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
                 "对整张表一起统计了：LayerNorm 每一行只用自己的 d 个数。",
                 lambda: layer_norm(m, eps=eps, axis=(0, 1))[row],
             ),
+            (ROUNDED_EARLY, lambda: c / round(float(np.sqrt(var + eps)), 1)),
+            (ROUNDED_EARLY, lambda: c / round(float(np.sqrt(var + eps)), 2)),
         ],
     }
-    if what not in wanted:
-        raise ValueError(f"what: expected 'mean', 'variance', 'std' or 'xhat', got {what!r}")
+    for r, label in other:  # the same statistic of another row: copied from the wrong row
+        sibling = m[r]
+        value = {
+            "mean": lambda s=sibling: float(mean(s)),
+            "variance": lambda s=sibling: float(variance(s)),
+            "std": lambda s=sibling: float(std(s)),
+            "xhat": lambda s=sibling: (s - mean(s)) / np.sqrt(variance(s) + eps),
+        }[what]
+        text = f"这是「{label}」那一行的{word[what]}：题目问的是「{names[row]}」这一行 {_row_text(x)}。"
+        if what == "xhat" and _close(np.asarray(value()), -(c / np.sqrt(var + eps)), 1e-9):
+            text += f"（这两行的 x̂ 正好只差一个符号；如果你算的就是「{names[row]}」，检查减法的顺序：x − μ。）"
+        wanted[what].insert(0, (text, value))
     right = {
         "mean": lambda: mean(x),
         "variance": lambda: var,
@@ -261,3 +467,15 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
         seen.append(v)
         kept.append(Mistake(why, v))
     return tuple(kept)
+
+
+def _row_names(m: np.ndarray) -> list[str]:
+    from .data import TOKEN_MATRIX, TOKENS
+
+    if m.shape == TOKEN_MATRIX.shape and np.array_equal(m, TOKEN_MATRIX):
+        return list(TOKENS)
+    return [f"第 {r + 1} 行" for r in range(m.shape[0])]
+
+
+def _row_text(x: np.ndarray) -> str:
+    return show_array(x)

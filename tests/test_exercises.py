@@ -99,7 +99,7 @@ def test_rounded_to_two_decimals_where_the_question_allows_it():
         ("03.std_apple", 5, "忘了开平方根"),
         ("03.xhat_wo", [1.162, 0.387, -0.387, -1.162], "d − 1"),
         ("03.xhat_wo", [0.6, 0.2, -0.2, -0.6], "忘了开平方根"),
-        ("03.xhat_wo", [-1.342, -0.447, 0.447, 1.342], "符号反了"),
+        ("03.xhat_wo", [-1.342, -0.447, 0.447, 1.342], "「苹果」那一行的 x̂"),
         ("03.xhat_wo", [1.364, 0.455, -0.455, -1.364], "取整太早"),
         ("03.xhat_wo", [3, 1, -1, -3], "忘了除以 σ"),
         ("04.var_ratio", 0.477, "根号外面"),
@@ -249,7 +249,8 @@ def test_every_named_mistake_is_recognised(name):
     """Each typical wrong answer is refused and named: never the right answer, never shadowed by an earlier one."""
     exercise = EXERCISES[name]
     for mistake in exercise.mistakes:
-        verdict = judge(name, mistake.wrong_value().tolist())
+        value = mistake.raw_value()
+        verdict = judge(name, value if isinstance(value, str) else mistake.wrong_value().tolist())
         assert not verdict.ok and mistake.why in verdict.message, (mistake.why, verdict.message)
 
 
