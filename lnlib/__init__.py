@@ -9,6 +9,7 @@ from .code_exercises import check_function
 from .data import TOKEN_MATRIX, TOKENS
 from .exercises import check
 from .grad import layer_norm_backward, layer_norm_jacobian, numerical_gradient
+from .hints import hint, progress
 from .norms import BatchNorm, batch_norm, layer_norm, rms_norm, standardize
 from .stages import LayerNormSteps, affine, center, layer_norm_steps, mean, normalize, std, variance
 
@@ -33,6 +34,8 @@ __all__ = [
     "layer_norm_jacobian",
     "check",
     "check_function",
+    "hint",
+    "progress",
     "training",
 ]
 

@@ -1,29 +1,48 @@
 """`check_function(name, fn)`: run a learner's function on random and edge inputs and compare it with lnlib.
 
 Each code exercise is a `CodeExercise`: the signature the learner writes (shown in messages), a reference built from
-lnlib, and a list of `Case`s (a Chinese label, the arguments, a tolerance). The first case whose result differs is
-reported in Chinese with its input, the expected and the received value. A function that raises, returns None (the
-`...` placeholder), returns the wrong shape or emits inf/nan is reported too; nothing the learner's code does can
-crash the cell. Numpy warnings raised inside the learner's function are silenced and shown as the case's failure.
+lnlib, a list of `Case`s (a Chinese label, the arguments, a tolerance), the misconceptions the course teaches against
+written as wrong functions (`WrongWay`), a nudge about the concept, its own near-miss text and the full solution
+(shown only by `lnlib.hint`). The first case whose result differs is reported in Chinese with its input, the expected
+and the received value; when the learner's function behaves like one of the wrong ways on every case, that mistake
+is named. Results are compared by value and shape: a list, a tuple, a nested list, a numpy array or a tensor of the
+right numbers all pass. A function that raises (any exception, also SystemExit), runs longer than `TIME_LIMIT`
+seconds, returns None (the `...` placeholder), the wrong shape, ragged lists, booleans or inf/nan is reported too;
+nothing the learner's code does can crash the cell, but the user's own interrupt (the stop button) still stops it.
+Numpy warnings raised inside the learner's function are silenced and shown as the case's failure.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 import traceback
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import transformer
+from . import _record, transformer
 from .data import TOKEN_MATRIX
 from .grad import layer_norm_backward
+from .grading import show_array, show_number
 from .norms import BatchNorm, layer_norm, rms_norm
 from .stages import mean, variance
 from .training import adam_step, warmup_lr
 
-__all__ = ["CODE_EXERCISES", "Case", "CodeExercise", "FunctionVerdict", "check_function", "judge_function"]
+__all__ = [
+    "CODE_EXERCISES",
+    "TIME_LIMIT",
+    "Case",
+    "CodeExercise",
+    "FunctionVerdict",
+    "WrongWay",
+    "check_function",
+    "judge_function",
+]
+
+TIME_LIMIT = 5.0  # seconds one call of the learner's function may take
 
 
 @dataclass(frozen=True)
@@ -34,19 +53,38 @@ class Case:
     atol: float = 1e-5
 
 
+ANY = object()  # in a WrongWay's result: this part is not compared
+
+
+@dataclass(frozen=True)
+class WrongWay:
+    """A misconception as code: a function with the exercise's signature that makes exactly this mistake."""
+
+    why: str  # the mistake, in Chinese (a full sentence)
+    fn: Callable  # its result; a part given as ANY is not compared
+
+
 @dataclass(frozen=True)
 class CodeExercise:
     signature: str  # e.g. "layer_norm(x, gamma, beta, eps=1e-5)"
     reference: Callable  # the same signature, built from lnlib
     cases: Callable[[], list[Case]]  # built on demand from a fixed seed
-    hint: str
+    hint: str  # the full solution, shown only when asked (lnlib.hint)
+    nudge: str = ""  # the concept, shown from the second wrong try on
+    near: str = ""  # what a result that is off by very little usually means, for this exercise
+    mistakes: tuple[WrongWay, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
 class FunctionVerdict:
     ok: bool
-    message: str
-    failed: str | None = None  # the label of the first failing case, or "placeholder" / "error"
+    message: str  # from the second wrong try on: with the nudge
+    failed: str | None = None  # the label of the first failing case, or "placeholder" / "error" / "timeout"
+    first: str = ""  # the text of a first wrong try ("" = message)
+    mistake: str = ""  # the named misconception, if one explains the function
+
+    def text(self, tries: int) -> str:
+        return self.first if tries <= 1 and self.first else self.message
 
 
 # ---------------------------------------------------------------- inputs
@@ -70,6 +108,10 @@ def _row_cases(extra: tuple = (), *, offset: float = 1e8) -> list[Case]:
     return [
         Case("课程里的 3 × 4 token 矩阵", (TOKEN_MATRIX.copy(), *params(4))),
         Case("常数行 [3, 3, 3, 3]（σ² = 0，要靠 ε）", (np.full(4, 3.0), *params(4))),
+        Case(
+            "σ 很小的一行 5 + 0.001 × [−3, −1, 1, 3]（σ² 比 ε 还小）",
+            (5 + 0.001 * np.array([-3.0, -1, 1, 3]), *params(4)),
+        ),
         Case("一行随机数", (row, *params(d))),
         Case(f"整体加了很大偏移（+{offset:g}）的一行", (row[:4] + offset, *params(4)), 1e-5, 1e-5),
         Case("(B, T, d) = (2, 3, 8) 的批量：每个 token 各算各的", (batch, *params(d))),
@@ -90,7 +132,15 @@ def _layer_norm_cases() -> list[Case]:
 
 
 def _rms_norm_cases() -> list[Case]:
-    return [*_row_cases((_gamma,)), Case("全零行 [0, 0, 0, 0]（要靠 ε）", (np.zeros(4), np.ones(4)))]
+    rng = _rng()
+    return [
+        *(c for c in _row_cases((_gamma,)) if not c.label.startswith("σ 很小")),
+        Case("全零行 [0, 0, 0, 0]（要靠 ε）", (np.zeros(4), np.ones(4))),
+        Case(
+            "很小的一行 0.001 × [1, −2, 1, 2]（均方比 ε 大不了多少）",
+            (0.001 * np.array([1.0, -2, 1, 2]), _gamma(4, rng)),
+        ),
+    ]
 
 
 def _backward_cases() -> list[Case]:
@@ -175,6 +225,7 @@ def _merge_cases() -> list[Case]:
         Case("左边是空的（n = 0）", (summary([]), summary(b))),
         Case("右边是空的（n = 0）", (summary(a), summary([]))),
         Case("各只有一个数", (summary([2.0]), summary([6.0]))),
+        Case("两边都是空的（n = 0）", (summary([]), summary([]))),
         Case("整体加了很大偏移（+1e8）", (summary(a + 1e8), summary(b + 1e8)), 1e-9, 1e-6),
     ]
 
@@ -239,6 +290,271 @@ def _ref_merge(a, b):
     return (n, ma + delta * nb / n, m2a + m2b + delta * delta * na * nb / n)
 
 
+# ---------------------------------------------------------------- the misconceptions, as code
+
+
+def _f(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+def _ln_way(x, gamma, beta, eps=1e-5, *, axis=-1, ddof=0, center=True, root=True, eps_in=True, rms=False):
+    """LayerNorm with one thing done wrong: the statistics' axis, ddof, no centering, no root, ε outside the root."""
+    x = _f(x)
+    mu = x.mean(axis=axis, keepdims=True)
+    n = x.size if axis is None else x.shape[axis]
+    dev = x - mu
+    var = (x * x if rms else dev * dev).sum(axis=axis, keepdims=True) / (n - ddof)
+    if eps_in is None:  # no ε at all
+        scale = np.sqrt(var)
+    elif root:
+        scale = np.sqrt(var + eps) if eps_in else np.sqrt(var) + eps
+    else:
+        scale = var + eps
+    return gamma * ((dev if center else x) / scale) + beta
+
+
+def _rms_way(x, gamma, eps=1e-6, *, ddof=0, center=False, eps_in=True, root=True):
+    x = _f(x)
+    if center:
+        x = x - x.mean(axis=-1, keepdims=True)
+    ms = (x * x).sum(axis=-1, keepdims=True) / (x.shape[-1] - ddof)
+    if eps_in is None:
+        scale = np.sqrt(ms)
+    elif not root:
+        scale = ms + eps
+    else:
+        scale = np.sqrt(ms + eps) if eps_in else np.sqrt(ms) + eps
+    return x / scale * gamma
+
+
+def _softmax_way(z, *, axis=-1, stable=True):
+    z = _f(z)
+    e = np.exp(z - z.max(axis=axis, keepdims=True) if stable else z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _attention_way(q, k, v, *, scale="sqrt", axis=-1, stable=True):
+    q, k, v = _f(q), _f(k), _f(v)
+    d = q.shape[-1]
+    scores = q @ np.swapaxes(k, -1, -2)
+    scores = scores / {"sqrt": np.sqrt(d), "d": d, "none": 1.0}[scale]
+    return _softmax_way(scores, axis=axis, stable=stable) @ v
+
+
+def _pre_ln_way(x, sublayer, gamma, beta, eps=1e-5, *, form="pre"):
+    x = _f(x)
+    ln = layer_norm(x, gamma, beta, eps=eps)
+    return {
+        "post": lambda: layer_norm(x + sublayer(x), gamma, beta, eps=eps),
+        "no_residual": lambda: sublayer(ln),
+        "normalized_residual": lambda: ln + sublayer(ln),
+        "no_norm": lambda: x + sublayer(x),
+    }[form]()
+
+
+def _bn_way(x, running_mean, running_var, training, momentum=0.1, eps=1e-5, *, way=""):
+    x = _f(x)
+    rm, rv = _f(running_mean), _f(running_var)
+    axes = tuple(range(x.ndim - 1))
+    n = int(np.prod([x.shape[a] for a in axes]))
+    mu, var = x.mean(axis=axes), x.var(axis=axes)
+    if way == "layer_axis":
+        return _ln_way(x, 1.0, 0.0, eps), ANY, ANY
+    if not training:
+        if way == "eval_batch":
+            return (x - mu) / np.sqrt(var + eps), rm, rv
+        return (x - rm) / np.sqrt(rv + eps), rm, rv
+    y = (x - mu) / np.sqrt(var + eps)
+    batch_var = var if way == "biased" else var * n / (n - 1)
+    if way == "flipped":
+        return y, momentum * rm + (1 - momentum) * mu, momentum * rv + (1 - momentum) * batch_var
+    return y, (1 - momentum) * rm + momentum * mu, (1 - momentum) * rv + momentum * batch_var
+
+
+def _backward_way(dy, x, gamma, eps=1e-5, *, mean_term=True, xhat_term=True, use_gamma=True, swap=False):
+    dy, x = _f(dy), _f(x)
+    mu = x.mean(axis=-1, keepdims=True)
+    r = 1 / np.sqrt(((x - mu) ** 2).mean(axis=-1, keepdims=True) + eps)
+    x_hat = (x - mu) * r
+    g = dy * gamma if use_gamma else dy
+    inside = g.copy()
+    if mean_term:
+        inside = inside - g.mean(axis=-1, keepdims=True)
+    if xhat_term:
+        inside = inside - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)
+    axes = tuple(range(x.ndim - 1))
+    dgamma, dbeta = (dy * x_hat).sum(axis=axes), dy.sum(axis=axes)
+    return (inside * r, dbeta, dgamma) if swap else (inside * r, dgamma, dbeta)
+
+
+def _merge_way(a, b, *, way=""):
+    (na, ma, m2a), (nb, mb, m2b) = a, b
+    n = na + nb
+    if way == "unweighted":
+        return n, (ma + mb) / 2, ANY
+    if n == 0 and way != "no_empty":
+        return 0, 0.0, 0.0
+    delta = mb - ma
+    mean = ma + delta * nb / n  # raises ZeroDivisionError for n = 0 (plain Python numbers)
+    cross = 0.0 if way == "no_cross" else delta * delta * na * nb / n
+    return n, mean, m2a + m2b + cross
+
+
+def _warmup_way(step, lr, warmup_steps, *, way=""):
+    if way == "no_zero":
+        return lr * min(1.0, (step + 1) / warmup_steps)
+    if warmup_steps == 0:
+        return lr
+    if way == "t_over_w":
+        return lr * min(1.0, step / warmup_steps)
+    return lr * (step + 1) / warmup_steps  # "endless": never stops growing
+
+
+def _adam_way(param, grad, m, v, t, lr, *, way=""):
+    b1, b2 = (0.999, 0.9) if way == "swapped" else (0.9, 0.999)
+    param, grad = _f(param), _f(grad)
+    m = b1 * _f(m) + (1 - b1) * grad
+    v = b2 * _f(v) + (1 - b2) * grad**2
+    if way == "no_correction":
+        return param - lr * m / (np.sqrt(v) + 1e-8), m, v
+    m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
+    return param - lr * m_hat / (np.sqrt(v_hat) + 1e-8), m, v
+
+
+def _ways(fn: Callable, table: list[tuple[str, dict]]) -> tuple[WrongWay, ...]:
+    return tuple(
+        WrongWay(why, lambda *a, _kw=kw: fn(*a, **_kw))
+        for why, kws in table
+        for kw in ([kws] if isinstance(kws, dict) else kws)
+    )
+
+
+_EPS_OUT = (
+    "把 ε 放在了根号外面（σ + ε，或者 √σ² + ε）：ε 要先加在方差上，再开根号，分母是 √(σ² + ε)。σ 很小时差别很大。"
+)
+_NO_EPS = "忘了 ε：常数行的 σ = 0，除以 0 就成了 nan。分母是 √(σ² + ε)。"
+_DDOF = "方差除以了 d − 1（无偏方差，ddof=1）：LayerNorm 的方差除以 d（numpy 的 var 默认就是）。"
+_NO_ROOT = "忘了开根号：分母是 √(σ² + ε)，不是 σ² + ε。"
+_COLUMNS = "沿错了轴（axis=0，按列，BatchNorm 的方向）：LayerNorm 沿最后一维统计，每个 token 一组（axis=-1）。"
+_WHOLE = "把整个数组放在一起统计了（没写 axis）：LayerNorm 每个 token（最后一维）各算各的。"
+_NO_CENTER = "没有减均值：分子应该是 x − μ（减均值的是 LayerNorm，不减的是 RMSNorm）。"
+_SWAPPED_GB = "γ 和 β 用反了：γ 乘在 x̂ 上，β 再加上去：γ · x̂ + β。"
+
+_LN_WAYS = _ways(
+    _ln_way,
+    [
+        (_EPS_OUT, {"eps_in": False}),
+        (_NO_EPS, {"eps_in": None}),
+        (_DDOF, {"ddof": 1}),
+        (_NO_ROOT, {"root": False}),
+        (_COLUMNS, [{"axis": 0}, {"axis": -2}]),
+        (_WHOLE, {"axis": None}),
+        (_NO_CENTER, [{"center": False}, {"center": False, "rms": True}]),
+    ],
+) + (WrongWay(_SWAPPED_GB, lambda x, gamma, beta, eps=1e-5: _ln_way(x, beta, gamma, eps)),)
+
+_RMS_WAYS = _ways(
+    _rms_way,
+    [
+        ("减了均值：那是 LayerNorm。RMSNorm 不减均值，直接除以均方根 √(mean(x²) + ε)。", {"center": True}),
+        ("把 ε 放在了根号外面（√mean(x²) + ε）：ε 要加在均方上再开根号，√(mean(x²) + ε)。", {"eps_in": False}),
+        ("忘了 ε：全零行的均方是 0，除以 0 就成了 nan。", {"eps_in": None}),
+        ("平方和除以了 d − 1：均方根里是平方的平均，除以 d。", {"ddof": 1}),
+        ("忘了开根号：除以的是均方根 √(mean(x²) + ε)，不是均方。", {"root": False}),
+    ],
+)
+
+_SOFTMAX_WAYS = _ways(
+    _softmax_way,
+    [
+        (
+            "没有先减去每一行的最大值：很大的分数直接 exp 会溢出（inf / inf = nan），很小的会全变成 0（0 / 0）。"
+            "减去最大值，结果不变，却不会溢出。",
+            {"stable": False},
+        ),
+        ("沿错了轴（axis=0）：softmax 沿最后一维，每一行加起来是 1。", [{"axis": 0}, {"axis": 0, "stable": False}]),
+    ],
+)
+
+_ATTENTION_WAYS = _ways(
+    _attention_way,
+    [
+        (
+            "除以了 d，不是 √d：缩放因子是 1/√d（d 是 q 的最后一维）。",
+            [{"scale": "d"}, {"scale": "d", "stable": False}],
+        ),
+        ("没有缩放：分数要先除以 √d，再做 softmax。", [{"scale": "none"}, {"scale": "none", "stable": False}]),
+        (
+            "softmax 沿错了方向（对查询那一维，axis=-2）：每个查询（分数矩阵的每一行）的权重加起来是 1，沿最后一维。",
+            [{"axis": -2}, {"axis": -2, "stable": False}],
+        ),
+        ("softmax 没有减最大值：分数很大时 exp 溢出成 inf，结果变成 nan。", {"stable": False}),
+    ],
+)
+
+_PRE_LN_WAYS = _ways(
+    _pre_ln_way,
+    [
+        ("这是 Post-LN：先相加再归一化 LN(x + F(x))。Pre-LN 是先归一化再进子层，x + F(LN(x))。", {"form": "post"}),
+        ("没有残差：结果要把原来的 x 加回去，x + F(LN(x))。", {"form": "no_residual"}),
+        ("加回去的是归一化以后的 x：残差那条路不经过 LayerNorm，加的是原来的 x。", {"form": "normalized_residual"}),
+        ("忘了 LayerNorm：子层收到的应该是 LN(x)，不是 x。", {"form": "no_norm"}),
+    ],
+)
+
+_BN_WAYS = _ways(
+    _bn_way,
+    [
+        ("running_var 用了有偏方差（除以 n）：PyTorch 更新 running_var 用无偏方差（除以 n − 1）。", {"way": "biased"}),
+        (
+            "momentum 放反了：新值 = (1 − momentum) · 旧值 + momentum · 本批，momentum = 0.1 是本批的权重。",
+            {"way": "flipped"},
+        ),
+        ("评估模式还在用这一批自己的均值和方差：评估时要用 running_mean 和 running_var。", {"way": "eval_batch"}),
+        (
+            "沿错了轴：这是 LayerNorm 的方向（最后一维）。BatchNorm 对每个特征（最后一维的每一列）统计整批。",
+            {"way": "layer_axis"},
+        ),
+    ],
+)
+
+_BACKWARD_WAYS = _ways(
+    _backward_way,
+    [
+        ("漏掉了来自 μ 的那一项 −mean(g)：μ 也依赖 x。", {"mean_term": False}),
+        ("漏掉了来自 σ 的那一项 −x̂ · mean(g ⊙ x̂)：σ 也依赖 x。", {"xhat_term": False}),
+        ("忘了 γ：流进 x̂ 的梯度是 g = dy ⊙ γ，不是 dy。", {"use_gamma": False}),
+        ("dgamma 和 dbeta 放反了：dgamma = Σ dy ⊙ x̂，dbeta = Σ dy。", {"swap": True}),
+    ],
+)
+
+_MERGE_WAYS = _ways(
+    _merge_way,
+    [
+        ("均值没有按个数加权：合并后的均值是 ma + δ · nb / n，不是两个均值的平均。", {"way": "unweighted"}),
+        ("漏掉了交叉项 δ² · na · nb / n：两段的均值不一样，这部分偏差也要算进 M2。", {"way": "no_cross"}),
+        ("忘了 n = 0 的情况：两边都是空的时候 n = 0，要直接返回 (0, 0, 0)，不能除以 n。", {"way": "no_empty"}),
+    ],
+)
+
+_WARMUP_WAYS = _ways(
+    _warmup_way,
+    [
+        ("用了 step / warmup_steps：step 从 0 数，第 step 步是 lr · (step + 1) / warmup_steps。", {"way": "t_over_w"}),
+        ("warm-up 没有结束：warmup_steps 步以后学习率要一直是 lr，不再变大。", {"way": "endless"}),
+        ("忘了 warmup_steps = 0 的情况：不 warm-up 时直接返回 lr，不能除以 0。", {"way": "no_zero"}),
+    ],
+)
+
+_ADAM_WAYS = _ways(
+    _adam_way,
+    [
+        ("没有偏差修正：m 和 v 从 0 开始，前几步偏小，要除以 1 − 0.9^t 和 1 − 0.999^t。", {"way": "no_correction"}),
+        ("β₁ 和 β₂ 放反了：m 用 0.9（一阶矩，变得快），v 用 0.999（二阶矩，变得慢）。", {"way": "swapped"}),
+    ],
+)
+
+
 CODE_EXERCISES: dict[str, CodeExercise] = {
     "07.layer_norm": CodeExercise(
         "layer_norm(x, gamma, beta, eps=1e-5)",
@@ -246,6 +562,9 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         _layer_norm_cases,
         "按最后一维：mu = x.mean(axis=-1, keepdims=True)，var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)，"
         "x_hat = (x - mu) / np.sqrt(var + eps)，return gamma * x_hat + beta。",
+        nudge="LayerNorm 对每个 token（最后一维）单独求 μ 和 σ²（除以 d），用 √(σ² + ε) 去除 x − μ，最后 γ 乘、β 加。",
+        near="差得很小：多半是 ε 的大小或位置——默认 ε = 1e-5，加在方差上再开根号。",
+        mistakes=_LN_WAYS,
     ),
     "08.batch_norm": CodeExercise(
         "batch_norm(x, running_mean, running_var, training, momentum=0.1, eps=1e-5)"
@@ -255,30 +574,45 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         "训练时按除了最后一维以外的所有维统计（axis=tuple(range(x.ndim - 1))），用有偏方差归一化，"
         "running_var 用无偏方差（× n / (n − 1)）更新：new = (1 − momentum) · old + momentum · batch；"
         "评估时用 running 统计量归一化，并原样返回它们。",
+        nudge="训练时用这一批的统计量归一化、再更新 running 统计量；评估时只用 running 统计量，不更新。",
+        near="差得很小：检查 ε（1e-5，加在方差上再开根号），以及 running_var 用的是无偏方差。",
+        mistakes=_BN_WAYS,
     ),
     "09.pre_ln_block": CodeExercise(
         "pre_ln_block(x, sublayer, gamma, beta, eps=1e-5)",
         _ref_pre_ln,
         _pre_ln_cases,
         "Pre-LN：先 LayerNorm，再送进子层，最后加回没有归一化的 x：x + sublayer(layer_norm(x))。",
+        nudge="Pre-LN 的 LayerNorm 只在子层的入口；残差那条路把原来的 x 原样加回去。",
+        near="差得很小：检查 LayerNorm 的 ε（默认 1e-5，在根号里）。",
+        mistakes=_PRE_LN_WAYS,
     ),
     "10.softmax": CodeExercise(
         "softmax(z)",
         _ref_softmax,
         _softmax_cases,
         "沿最后一维：先减去这一行的最大值（keepdims=True），再取 exp，最后除以这一行的和。",
+        nudge="softmax 沿最后一维把一行分数变成加起来是 1 的权重；分数很大或很小时，exp 之前要先让它们变得不大。",
+        near="差得很小：exp 和求和都要沿最后一维，中间别取整，也别加多余的小常数。",
+        mistakes=_SOFTMAX_WAYS,
     ),
     "10.attention": CodeExercise(
         "attention(q, k, v)",
         _ref_attention,
         _attention_cases,
         "scores = q @ k.swapaxes(-1, -2) / np.sqrt(d)，d 是 q 的最后一维；对每一行做（稳定的）softmax，再乘 v。",
+        nudge="注意力 = softmax(分数) · V：分数是 Q 和 K 的点积再缩放，每个查询的一行权重加起来是 1。",
+        near="差得很小：缩放用 √d（d 是 q 的最后一维），softmax 里别加多余的小常数。",
+        mistakes=_ATTENTION_WAYS,
     ),
     "11.rms_norm": CodeExercise(
         "rms_norm(x, gamma, eps=1e-6)",
         _ref_rms_norm,
         _rms_norm_cases,
         "不减均值：x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + eps) * gamma。",
+        nudge="RMSNorm 不减均值、没有 β：每一行除以它的均方根（平方的平均，加 ε，再开根号），再乘 γ。",
+        near="差得很小：检查 ε 的大小（默认 1e-6，不是 1e-5）和位置（在根号里面）。",
+        mistakes=_RMS_WAYS,
     ),
     "12.layer_norm_backward": CodeExercise(
         "layer_norm_backward(dy, x, gamma, eps=1e-5) -> (dx, dgamma, dbeta)",
@@ -286,12 +620,19 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         _backward_cases,
         "g = dy * gamma；dx = (g − mean(g) − x̂ · mean(g · x̂)) / √(σ² + ε)（都按最后一维）；"
         "dgamma = Σ dy · x̂、dbeta = Σ dy，对最后一维以外的所有维求和。",
+        nudge="dx 有三项：直接的 g、来自 μ 的一项、来自 σ 的一项（g = dy ⊙ γ），最后乘 1/√(σ² + ε)；"
+        "dgamma 和 dbeta 对每个特征把所有 token 加起来。",
+        near="差得很小：检查 ε（1e-5，在根号里）和最后乘的 1/√(σ² + ε)。",
+        mistakes=_BACKWARD_WAYS,
     ),
     "13.welford_merge": CodeExercise(
         "welford_merge(a, b) -> (n, mean, m2)，a、b 都是 (n, mean, m2)",
         _ref_merge,
         _merge_cases,
         "n = na + nb；δ = mb − ma；mean = ma + δ · nb / n；m2 = m2a + m2b + δ² · na · nb / n；n = 0 时返回 (0, 0, 0)。",
+        nudge="合并两段：个数相加，均值按个数加权，M2 除了两段各自的 M2 还有一项来自两段均值之差；别忘了 n = 0。",
+        near="差得很小：大偏移时先算 δ = mb − ma，别用 Σx² 这种两个大数相减的公式。",
+        mistakes=_MERGE_WAYS,
     ),
     "15.warmup_lr": CodeExercise(
         "warmup_lr(step, lr, warmup_steps)",
@@ -299,6 +640,9 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         _warmup_cases,
         "step 从 0 数：前 warmup_steps 步是 lr · (step + 1) / warmup_steps，之后一直是 lr；"
         "warmup_steps 为 0 时就是 lr。",
+        nudge="线性 warm-up：学习率从很小开始一步步涨到 lr，warmup_steps 步以后保持 lr；step 从 0 数。",
+        near="差得很小：公式是 lr · (step + 1) / warmup_steps，别在中间取整。",
+        mistakes=_WARMUP_WAYS,
     ),
     "15.adam_step": CodeExercise(
         "adam_step(param, grad, m, v, t, lr) -> (new_param, new_m, new_v)",
@@ -306,25 +650,302 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         _adam_cases,
         "m = 0.9·m + 0.1·g，v = 0.999·v + 0.001·g²；m̂ = m / (1 − 0.9^t)，v̂ = v / (1 − 0.999^t)；"
         "param − lr · m̂ / (√v̂ + 1e-8)。别忘了偏差修正。",
+        nudge="Adam 先更新一阶矩 m 和二阶矩 v，再对它们做偏差修正，最后按 m̂ / √v̂ 走一步。",
+        near="差得很小：检查 1e-8 加在 √v̂ 外面，以及偏差修正用的是第 t 步的 0.9^t 和 0.999^t。",
+        mistakes=_ADAM_WAYS,
     ),
 }
+
+
+# ---------------------------------------------------------------- reading a result
+
+
+def _kind_text(kind: str, value) -> str:
+    return {
+        "b": "布尔值（True/False），不是数字",
+        "c": "复数，这里只要实数",
+        "U": "文字，不是数字",
+        "S": "字节串，不是数字",
+        "M": "日期时间，不是数字",
+        "m": "时间长度，不是数字",
+    }.get(kind, f"{_type_name(value)}，不是数字")
+
+
+def _type_name(value) -> str:
+    try:
+        return type(value).__name__
+    except Exception:  # noqa: BLE001 - nothing about a foreign object may crash the report
+        return "未知对象"
+
+
+def _scan(value, depth: int = 0, seen: frozenset = frozenset()) -> str:
+    """'' when nested lists/tuples are safe to hand to numpy; else why not (a cycle, or nested too deep)."""
+    if isinstance(value, list | tuple):
+        if id(value) in seen:
+            return "列表里套着它自己（自引用的列表），读不出数字。"
+        if depth > 32:
+            return "列表嵌套得太深了，不像一个数字数组。"
+        inner = seen | {id(value)}
+        for item in value:
+            why = _scan(item, depth + 1, inner)
+            if why:
+                return why
+    return ""
+
+
+def _to_array(value) -> tuple[np.ndarray | None, str]:
+    """A result as a float64 array, or (None, why not in Chinese). Never raises."""
+    try:
+        why = _scan(value)
+        if why:
+            return None, why
+        if not isinstance(value, np.ndarray | list | tuple | int | float | np.generic) and hasattr(value, "detach"):
+            value = value.detach()  # a torch tensor that requires grad
+            value = value.cpu() if hasattr(value, "cpu") else value
+            value = value.numpy() if hasattr(value, "numpy") else value
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            arr = np.asarray(value)
+    except (ValueError, TypeError) as err:
+        text = _exception_text(err)
+        if "inhomogeneous" in text or "sequence" in text:
+            return None, "返回的列表各行长度不一样（不是一个整齐的数组）。"
+        return None, f"返回的 {_type_name(value)} 读不出数字。"
+    except Exception:  # noqa: BLE001 - a foreign object may raise anything
+        return None, f"返回的 {_type_name(value)} 读不出数字。"
+    kind = arr.dtype.kind
+    if kind == "O":
+        items = arr.ravel().tolist() if arr.size else []
+        odd = next((v for v in items if isinstance(v, bool) or not isinstance(v, int | float | np.number)), None)
+        if odd is None and items:
+            try:
+                return arr.astype(np.float64), ""
+            except (ValueError, TypeError, OverflowError):
+                pass
+        what = "None" if odd is None and items else _kind_text("", odd) if odd is not None else "空的对象数组"
+        return None, f"返回的结果里有不是数字的东西：{what}。"
+    if kind not in "iuf":
+        return None, f"返回的是{_kind_text(kind, value)}。"
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return arr.astype(np.float64), ""
+    except (ValueError, TypeError, OverflowError):
+        return None, "返回的数太大了，超出了浮点数的范围。"
+
+
+def _exception_text(err: BaseException) -> str:
+    try:
+        text = str(err)
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises
+        return "（错误信息显示不出来）"
+    return text if len(text) <= 200 else text[:197] + "…"
+
+
+def _result_names(ex: CodeExercise) -> list[str]:
+    """The names of a multi-part result, from the signature's "-> (y, new_running_mean, …)"."""
+    _, arrow, after = ex.signature.partition("->")
+    if not arrow:
+        return []
+    inner = after.strip()
+    inner = inner[inner.index("(") + 1 : inner.index(")")] if "(" in inner and ")" in inner else inner
+    return [n.strip() for n in inner.split(",")]
+
+
+def _parts(got, want) -> tuple[list | None, str]:
+    """Split `got` like the tuple `want`; (None, why) when it has another number of parts."""
+    k = len(want)
+    if isinstance(got, tuple | list) and _scan(got) == "" and len(got) == k:
+        return list(got), ""
+    if isinstance(got, np.ndarray) and got.ndim >= 1 and got.shape[0] == k:
+        return list(got), ""
+    count = len(got) if isinstance(got, tuple | list) and _scan(got) == "" else 1
+    return None, f"应该返回 {k} 个结果，你返回了 {count} 个。"
+
+
+def _compare(got, want, case: Case, ex: CodeExercise | None = None) -> str:
+    """'' if `got` matches `want` by value and shape, else why not (in Chinese)."""
+    if isinstance(want, tuple):
+        parts, why = _parts(got, want)
+        if parts is None:
+            names = _result_names(ex) if ex is not None else []
+            return why + (f"（{', '.join(names)}）" if len(names) == len(want) else "")
+        names = _result_names(ex) if ex is not None else []
+        for j, (g, w) in enumerate(zip(parts, want, strict=True)):
+            why = _compare_one(g, w, case, ex)
+            if why:
+                name = names[j] if len(names) == len(want) else f"第 {j + 1} 个结果"
+                return f"{name}：{why}"
+        return ""
+    return _compare_one(got, want, case, ex)
+
+
+def _compare_one(got, want, case: Case, ex: CodeExercise | None) -> str:
+    g, why = _to_array(got)
+    if g is None:
+        return why
+    w = np.asarray(want, dtype=np.float64)
+    if g.shape != w.shape and g.size == w.size == 1:
+        g = g.reshape(w.shape)
+    if g.shape != w.shape:
+        return f"形状不对：应该是 {_shape_text(w.shape)}，你的是 {_shape_text(g.shape)}。"
+    if not np.all(np.isfinite(g)) and np.all(np.isfinite(w)):
+        return "结果里出现了 inf 或 nan。"
+    if not np.allclose(g, w, rtol=case.rtol, atol=case.atol):
+        gap = float(np.max(np.abs(g - w)))
+        if gap <= 1e-3 * max(1.0, float(np.max(np.abs(w)))):
+            near = ex.near if ex is not None and ex.near else "差得很小，但超出了允许的误差。"
+            return f"最多差 {show_number(gap, 2)}。{near}"
+        return f"数值不对（最多差 {show_number(gap, 3)}）。"
+    return ""
+
+
+def _shape_text(shape: tuple) -> str:
+    return "一个数" if shape == () else "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _same(got, wrong) -> bool:
+    """The learner's result equals a wrong way's (ANY parts skipped; nan equals nan): the same mistake."""
+    if wrong is ANY:
+        return True
+    if isinstance(wrong, tuple):
+        parts, _ = _parts(got, wrong)
+        return parts is not None and all(_same(g, w) for g, w in zip(parts, wrong, strict=True))
+    g, _ = _to_array(got)
+    w, _ = _to_array(wrong)
+    if g is None or w is None:
+        return False
+    if g.shape != w.shape and g.size == w.size == 1:
+        g = g.reshape(w.shape)
+    return g.shape == w.shape and bool(np.allclose(g, w, rtol=1e-4, atol=1e-6, equal_nan=True))
+
+
+def _broken(outcome) -> bool:
+    """An outcome that gives no usable numbers: an error, a time-out, None, or inf/nan."""
+    if outcome.error is not None or outcome.timed_out:
+        return True
+    if outcome.value is None:
+        return True
+    arrays = outcome.value if isinstance(outcome.value, tuple) else (outcome.value,)
+    for a in arrays:
+        if a is ANY:
+            continue
+        arr, _ = _to_array(a)
+        if arr is None or not np.all(np.isfinite(arr)):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- running the learner's code
+
+
+@dataclass
+class _Outcome:
+    value: object = None
+    error: BaseException | None = None
+    timed_out: bool = False
+
+
+class _TimeUp(BaseException):
+    """Raised inside the learner's function when its time is up (a BaseException, so `except Exception` lets it go)."""
+
+
+def _call(fn: Callable, args: tuple) -> _Outcome:
+    """Call `fn(*args)` with numpy's warnings silenced and a time limit; every exception is caught and returned.
+
+    In the main thread (a Jupyter cell) a SIGALRM timer interrupts a function that runs too long; the user's own
+    interrupt (SIGINT, the stop button) is told apart from a KeyboardInterrupt the function raises and still stops
+    the cell. Elsewhere (another thread, Windows) the call runs in a helper thread that is abandoned when late.
+    """
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        return _call_with_alarm(fn, args)
+    return _call_in_thread(fn, args)
+
+
+def _quiet_call(fn: Callable, args: tuple):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+def _call_with_alarm(fn: Callable, args: tuple) -> _Outcome:
+    state = {"armed": True, "user_interrupt": False}
+
+    def on_alarm(signum, frame):
+        if state["armed"]:
+            raise _TimeUp
+
+    old_int = signal.getsignal(signal.SIGINT)
+
+    def on_int(signum, frame):
+        state["user_interrupt"] = True
+        if callable(old_int):
+            old_int(signum, frame)
+        raise KeyboardInterrupt
+
+    old_alarm = signal.signal(signal.SIGALRM, on_alarm)
+    if callable(old_int):
+        signal.signal(signal.SIGINT, on_int)
+    signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT, 0.5)  # and again every 0.5 s, should the function catch it
+    try:
+        return _Outcome(_quiet_call(fn, args))
+    except _TimeUp:
+        return _Outcome(timed_out=True)
+    except KeyboardInterrupt as err:
+        if state["user_interrupt"]:
+            raise
+        return _Outcome(error=err)
+    except BaseException as err:  # noqa: BLE001 - SystemExit and the like from the learner's code: report them
+        return _Outcome(error=err)
+    finally:
+        state["armed"] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_alarm if old_alarm is not None else signal.SIG_DFL)
+        if callable(old_int):
+            signal.signal(signal.SIGINT, old_int)
+
+
+def _call_in_thread(fn: Callable, args: tuple) -> _Outcome:
+    box = _Outcome(timed_out=True)
+
+    def run():
+        try:
+            box.value, box.timed_out = _quiet_call(fn, args), False
+        except BaseException as err:  # noqa: BLE001 - reported, never raised in the helper thread
+            box.error, box.timed_out = err, False
+
+    worker = threading.Thread(target=run, daemon=True, name="lnlib-check-function")
+    worker.start()
+    worker.join(TIME_LIMIT)
+    return box
 
 
 # ---------------------------------------------------------------- judging
 
 
 def _fmt(value) -> str:
-    if callable(value):
-        return getattr(value, "__name__", "函数")
-    if isinstance(value, tuple):
-        return "(" + ", ".join(_fmt(v) for v in value) + ")"
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "iuf":
-        return repr(value)[:200]
-    text = np.array2string(arr, precision=4, suppress_small=False, threshold=30, edgeitems=3, max_line_width=100)
-    if arr.ndim >= 2:
-        text = "\n      " + text.replace("\n", "\n      ")
-    return text + (f"（{arr.dtype}）" if arr.dtype == np.float32 else "")
+    """A case's argument or result for the report: numbers as a person writes them, never a memory address."""
+    try:
+        if value is ANY:
+            return "…"
+        if isinstance(value, tuple):
+            return "(" + ", ".join(_fmt(v) for v in value) + ")"
+        if callable(value) and not isinstance(value, np.ndarray):
+            return getattr(value, "__name__", "函数")
+        arr, why = _to_array(value)
+        if arr is None:
+            return f"（{_type_name(value)}：{why}）"
+        text = show_array(arr)
+        if arr.ndim >= 2:
+            rows = [show_array(r) for r in arr.reshape(-1, arr.shape[-1])[:6]]
+            more = "\n      …" if arr.size // arr.shape[-1] > 6 else ""
+            text = "\n      " + "\n      ".join(rows) + more
+            if arr.ndim > 2:
+                text = f"形状 {_shape_text(arr.shape)}，按最后一维逐行：" + text
+        is_f32 = getattr(getattr(value, "dtype", None), "name", "") == "float32"
+        return text + ("（float32）" if is_f32 else "")
+    except Exception:  # noqa: BLE001 - the report never crashes
+        return f"（{_type_name(value)}）"
 
 
 def _inputs(ex: CodeExercise, case: Case) -> str:
@@ -334,50 +955,54 @@ def _inputs(ex: CodeExercise, case: Case) -> str:
     return "；".join(f"{n} = {_fmt(a)}" for n, a in zip(names, case.args, strict=False))
 
 
-def _flatten(value) -> list[np.ndarray] | None:
-    """A result as a list of float64 arrays (a tuple result gives several), or None when it is not numeric."""
-    parts = value if isinstance(value, tuple | list) and not _is_numeric_list(value) else (value,)
-    out = []
-    for part in parts:
-        try:
-            arr = np.asarray(part)
-        except Exception:  # noqa: BLE001 - anything a foreign object raises
-            return None
-        if arr.dtype.kind not in "iuf":
-            return None
-        out.append(arr.astype(np.float64))
-    return out
+def _copy_args(args: tuple) -> tuple:
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
-def _is_numeric_list(value) -> bool:
-    return all(isinstance(v, int | float | np.number) and not isinstance(v, bool) for v in value)
+def _error_text(fn, err: BaseException) -> str:
+    name = _type_name(err)
+    if isinstance(err, SystemExit):
+        return "函数调用了 exit()（SystemExit）：函数里不要退出，用 return 返回结果。"
+    if isinstance(err, KeyboardInterrupt):
+        return "函数自己抛出了 KeyboardInterrupt。"
+    line = ""
+    try:
+        code = getattr(fn, "__code__", None)
+        frames = [
+            f for f in traceback.extract_tb(err.__traceback__) if code is not None and f.filename == code.co_filename
+        ]
+        if frames and frames[-1].lineno is not None:
+            line = f"（你的函数第 {frames[-1].lineno - code.co_firstlineno + 1} 行）"
+    except Exception:  # noqa: BLE001 - the line number is a courtesy
+        line = ""
+    text = f"{name}: {_exception_text(err)}{line}"
+    if isinstance(err, ValueError) and "broadcast" in _exception_text(err):
+        text += "\n  形状对不上：多半是求 mean 或 var 时少了 keepdims=True，结果少了一维，没法和 x 逐行相减。"
+    return text
 
 
-def _compare(got, want, case: Case) -> str:
-    """'' if `got` matches `want`, else why not (in Chinese)."""
-    got_parts, want_parts = _flatten(got), _flatten(want)
-    if got_parts is None:
-        return f"返回的不是数字数组，而是 {type(got).__name__}。"
-    if len(got_parts) != len(want_parts):
-        return f"应该返回 {len(want_parts)} 个结果，你返回了 {len(got_parts)} 个。"
-    for g, w in zip(got_parts, want_parts, strict=True):
-        if g.shape != w.shape:
-            return f"形状不对：应该是 {w.shape}，你的是 {g.shape}。"
-        if not np.all(np.isfinite(g)) and np.all(np.isfinite(w)):
-            return "结果里出现了 inf 或 nan。"
-        if not np.allclose(g, w, rtol=case.rtol, atol=case.atol):
-            gap = float(np.max(np.abs(g - w)))
-            if gap <= 1e-3 * max(1.0, float(np.max(np.abs(w)))):
-                return (
-                    f"差得很小（最多差 {gap:.1e}），但超出了允许的误差："
-                    "检查 ε 的大小（默认值）和位置（在根号里面），以及方差是不是除以 d。"
-                )
-            return f"数值不对（最多差 {gap:.3g}）。"
+def _named_mistake(ex: CodeExercise, cases: list[Case], outcomes: list[_Outcome]) -> str:
+    """The first misconception that behaves like the learner's function on every case that ran; '' if none does."""
+    for way in ex.mistakes:
+        same = True
+        for case, mine in zip(cases, outcomes, strict=False):
+            theirs = _call_quietly(way.fn, case.args)
+            if _broken(mine) or _broken(theirs):
+                same = _broken(mine) and _broken(theirs)
+            else:
+                same = _same(mine.value, theirs.value)
+            if not same:
+                break
+        if same:
+            return way.why
     return ""
 
 
-def _copy_args(args: tuple) -> tuple:
-    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+def _call_quietly(fn: Callable, args: tuple) -> _Outcome:
+    try:
+        return _Outcome(_quiet_call(fn, _copy_args(args)))
+    except Exception as err:  # noqa: BLE001 - a wrong way may fail on an input, as the learner's would
+        return _Outcome(error=err)
 
 
 def judge_function(name: str, fn) -> FunctionVerdict:
@@ -390,48 +1015,72 @@ def judge_function(name: str, fn) -> FunctionVerdict:
     if fn is None or fn is Ellipsis:
         return FunctionVerdict(False, f"还没写：先在上面定义函数 {ex.signature}，再运行这个单元格。", "placeholder")
     if not callable(fn):
-        return FunctionVerdict(False, f"需要一个函数（{ex.signature}），你给的是 {type(fn).__name__}。", "error")
+        return FunctionVerdict(False, f"需要一个函数（{ex.signature}），你给的是 {_type_name(fn)}。", "error")
     cases = ex.cases()
+    outcomes: list[_Outcome] = []
+    failure = None  # (index, kind, why)
     for i, case in enumerate(cases, start=1):
-        want = ex.reference(*_copy_args(case.args))
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                got = fn(*_copy_args(case.args))
-        except Exception as err:  # noqa: BLE001 - the learner's code may raise anything; report it, never crash
-            code = getattr(fn, "__code__", None)
-            frames = [
-                f
-                for f in traceback.extract_tb(err.__traceback__)
-                if code is not None and f.filename == code.co_filename
-            ]
-            line = f"（你的函数第 {frames[-1].lineno - code.co_firstlineno + 1} 行）" if frames else ""
-            return FunctionVerdict(
-                False,
-                f"✗ 第 {i} 个测试「{case.label}」时函数出错了：{type(err).__name__}: {err}"
-                f"{line}\n  输入：{_inputs(ex, case)}\n  提示：{ex.hint}",
-                "error",
-            )
-        if got is None:
+        outcome = _call(fn, _copy_args(case.args))
+        outcomes.append(outcome)
+        if outcome.timed_out:
+            failure = failure or (i, "timeout", "")
+            break  # no more waiting
+        if failure is not None:
+            continue  # run the rest only to recognise the mistake
+        if outcome.error is not None:
+            failure = (i, "error", _error_text(fn, outcome.error))
+        elif outcome.value is None:
             if i == 1:
                 return FunctionVerdict(
                     False, f"还没写：函数还没有返回结果（返回的是 None）。请补全 {ex.signature}。", "placeholder"
                 )
-            return FunctionVerdict(False, f"✗ 第 {i} 个测试「{case.label}」时函数返回了 None。", case.label)
-        why = _compare(got, want, case)
-        if why:
-            return FunctionVerdict(
-                False,
-                f"✗ 第 {i} 个测试（共 {len(cases)} 个）没通过：{case.label}。{why}\n"
-                f"  输入：{_inputs(ex, case)}\n  期望：{_fmt(want)}\n  你的：{_fmt(got)}\n  提示：{ex.hint}",
-                case.label,
-            )
-    labels = "；".join(c.label for c in cases)
-    return FunctionVerdict(True, f"✓ 全部 {len(cases)} 个测试都通过了：{labels}。")
+            failure = (i, "none", "函数返回了 None（是不是忘了 return？）。")
+        else:
+            want = _quiet_call(ex.reference, _copy_args(case.args))
+            why = _compare(outcome.value, want, case, ex)
+            if why:
+                failure = (i, "wrong", why)
+    if failure is None:
+        labels = "；".join(c.label for c in cases)
+        return FunctionVerdict(True, f"✓ 全部 {len(cases)} 个测试都通过了：{labels}。")
+    i, kind, why = failure
+    case = cases[i - 1]
+    mistake = _named_mistake(ex, cases, outcomes) if kind != "timeout" else ""
+    head = f"✗ 第 {i} 个测试（共 {len(cases)} 个）没通过：{case.label}。"
+    if kind == "timeout":
+        body = f"函数运行了 {show_number(TIME_LIMIT)} 秒还没结束，停下了：是不是有死循环（比如 while 的条件一直成立）？"
+    elif kind == "error":
+        body = f"函数出错了：{why}"
+    else:
+        body = why
+    lines = [head + body]
+    if mistake:
+        lines.append(f"  问题多半在这里：{mistake}")
+    lines.append(f"  输入：{_inputs(ex, case)}")
+    if kind in ("wrong", "none"):
+        want = _quiet_call(ex.reference, _copy_args(case.args))
+        lines.append(f"  期望：{_fmt(want)}")
+        lines.append(f"  你的：{_fmt(outcomes[i - 1].value)}")
+    first = "\n".join(lines)
+    more = f"\n  提示：{ex.nudge}" if ex.nudge else ""
+    more += f'\n  还想看完整写法：运行 lnlib.hint("{name}")。'
+    label = {"error": "error", "timeout": "timeout"}.get(kind, case.label)
+    return FunctionVerdict(False, first + more, label, first + "\n  再试一次会有更具体的提示。", mistake)
 
 
 def check_function(name: str, fn) -> None:
-    """Run a learner's function against lnlib on random and edge inputs; print which case failed, or ✓."""
+    """Run a learner's function against lnlib on random and edge inputs; print which case failed, or ✓.
+
+    A first wrong try names the failing case (and the mistake, when one is recognised); later tries add a nudge
+    about the concept; the full solution only comes from `lnlib.hint(name)`.
+    """
     verdict = judge_function(name, fn)
-    first, _, rest = verdict.message.partition("\n")
+    if verdict.ok:
+        _record.record_right(name)
+        text = verdict.message
+    elif verdict.failed == "placeholder":
+        text = verdict.message
+    else:
+        text = verdict.text(_record.tried(name))
+    first, _, rest = text.partition("\n")
     print(f"{first}（{name}）" + (f"\n{rest}" if rest else ""))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _record
 from .data import TOKEN_MATRIX
 from .grading import Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
 
@@ -704,11 +705,19 @@ def judge(name: str, answer) -> Verdict:
 
 
 def check(name: str, answer) -> None:
-    """Print ✓ or ✗ with the reason (a named mistake or the hint) for a learner's answer; display nothing else."""
+    """Print ✓ or ✗ with the reason for a learner's answer; display nothing else.
+
+    The first wrong try names the mistake (or gives a nudge); from the second wrong try of the same exercise on the
+    hint follows too; the worked answer only comes from `lnlib.hint(name)`. A right answer is recorded for
+    `lnlib.progress()` (silently skipped when the data folder cannot be written) and starts the tries over.
+    """
     verdict = judge(name, answer)
     if answer is None:
         print(f"尚未作答：把 answer = None 改成你的答案，再运行这个单元格。（{name}）")
     elif verdict.ok:
+        _record.record_right(name)
         print(f"✓ 正确！（{name}）")
     else:
-        print(f"✗ 还不对（{name}）：{verdict.message}")
+        tries = _record.tried(name)
+        more = f'\n  还想看解法：运行 lnlib.hint("{name}")。' if tries > 1 and verdict.first else ""
+        print(f"✗ 还不对（{name}）：{verdict.text(tries)}{more}")

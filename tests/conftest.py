@@ -4,6 +4,7 @@ functions live in tests/helpers.py. The repository root is on sys.path (pyprojec
 from __future__ import annotations
 
 import os
+import tempfile
 
 import matplotlib.pyplot as plt
 import pytest
@@ -26,8 +27,22 @@ settings.register_profile(
 settings.register_profile("explore", max_examples=2000, deadline=None, database=None)
 settings.load_profile(os.environ.get("LNLIB_HYPOTHESIS_PROFILE", "ci"))
 
+# lnlib.check records the exercises answered right in the user's data folder: the suite (and every kernel or
+# JupyterLab it starts, which inherit the environment) writes to a fresh temporary folder, never to the real home.
+os.environ["LNLIB_PROGRESS_DIR"] = tempfile.mkdtemp(prefix="lnlib-progress-")
+
 
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield
     plt.close("all")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_tries():
+    """Every test starts with no wrong tries recorded, so the escalating hints of lnlib.check never depend on the
+    order the tests run in."""
+    from lnlib import _record
+
+    _record.forget_tries()
+    yield

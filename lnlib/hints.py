@@ -1,0 +1,70 @@
+"""`lnlib.hint(name)`, the worked solution of one exercise on request, and `lnlib.progress()`, the exercises answered
+right in this environment, per notebook.
+
+`check` and `check_function` escalate on their own (a first wrong try names the mistake, later tries add the hint);
+the full solution is printed only here, when the learner asks for it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _record
+from .code_exercises import CODE_EXERCISES
+from .exercises import EXERCISES
+from .grading import show_array
+
+__all__ = ["hint", "progress", "progress_counts"]
+
+
+def _known(name) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected an exercise name such as '07.layer_norm', got {type(name).__name__}")
+    if name not in EXERCISES and name not in CODE_EXERCISES:
+        known = ", ".join(sorted({*EXERCISES, *CODE_EXERCISES}))
+        raise ValueError(f"name: unknown exercise {name!r}; known exercises: {known}")
+
+
+def solution_text(name: str) -> str:
+    """The worked solution `hint` prints: the full code of a code exercise, the worked steps and answer otherwise."""
+    _known(name)
+    if name in CODE_EXERCISES:
+        ex = CODE_EXERCISES[name]
+        return f"完整写法（{name}）：{ex.signature}\n  {ex.hint}"
+    ex = EXERCISES[name]
+    if isinstance(ex.expected, str):
+        answer = repr(ex.expected)
+    else:
+        decimals = 3 if ex.atol >= 5e-4 else 6
+        answer = show_array(np.round(np.asarray(ex.expected, dtype=np.float64), decimals), 7)
+    return f"解法（{name}）：{ex.hint}\n  答案：{answer}"
+
+
+def hint(name: str) -> None:
+    """Print the worked solution of exercise `name` (a `check` or a `check_function` exercise)."""
+    print(solution_text(name))
+
+
+def progress_counts() -> dict[str, tuple[int, int]]:
+    """Per notebook number ("03"): (exercises answered right in this environment, exercises in that notebook)."""
+    right = _record.answered_right()
+    counts: dict[str, list[int]] = {}
+    for name in sorted({*EXERCISES, *CODE_EXERCISES}):
+        entry = counts.setdefault(name[:2], [0, 0])
+        entry[0] += name in right
+        entry[1] += 1
+    return {nb: (r, t) for nb, (r, t) in counts.items()}
+
+
+def progress() -> None:
+    """Print, per notebook, how many of its exercises were answered right in this environment (kept across kernel
+    restarts in the user's data folder; see `lnlib._record`)."""
+    counts = progress_counts()
+    done = sum(r for r, _ in counts.values())
+    total = sum(t for _, t in counts.values())
+    lines = ["你在这个环境里答对的练习（重启内核也会保留）："]
+    for nb, (r, t) in counts.items():
+        bar = "■" * r + "□" * (t - r)
+        lines.append(f"  第 {nb} 篇  {r:>2} / {t:<2} {bar}" + ("  全部答对" if r == t else ""))
+    lines.append(f"  一共 {done} / {total}。")
+    print("\n".join(lines))
