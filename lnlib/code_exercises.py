@@ -358,8 +358,8 @@ def _bn_way(x, running_mean, running_var, training, momentum=0.1, eps=1e-5, *, w
     axes = tuple(range(x.ndim - 1))
     n = int(np.prod([x.shape[a] for a in axes]))
     mu, var = x.mean(axis=axes), x.var(axis=axes)
-    if way == "layer_axis":
-        return _ln_way(x, 1.0, 0.0, eps), ANY, ANY
+    if way == "layer_axis":  # only its training output is characteristic
+        return (_ln_way(x, 1.0, 0.0, eps), ANY, ANY) if training else (ANY, ANY, ANY)
     if not training:
         if way == "eval_batch":
             return (x - mu) / np.sqrt(var + eps), rm, rv
@@ -695,6 +695,8 @@ def _scan(value, depth: int = 0, seen: frozenset = frozenset()) -> str:
 
 def _to_array(value) -> tuple[np.ndarray | None, str]:
     """A result as a float64 array, or (None, why not in Chinese). Never raises."""
+    if isinstance(value, memoryview | bytes | bytearray):
+        return None, f"返回的是 {_type_name(value)}（字节），不是数字数组。"
     try:
         why = _scan(value)
         if why:

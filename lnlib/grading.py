@@ -296,7 +296,7 @@ def _not_real(value, depth: int = 0) -> str:
 def _kind_reason(kind: str, value) -> str:
     return {
         "b": "True/False 是布尔值（对/错），不是数字。",
-        "c": f"{_show(value)} 是复数；这里只接受实数。",
+        "c": "这是复数（带虚部的数，比如 1+2j）的数组；这里只接受实数。",
         "M": f"{_show(value)} 是日期时间，不是数字。",
         "m": f"{_show(value)} 是时间长度，不是数字。",
         "U": f"需要数字，你给的是文字 {_show(value)}（去掉引号试试）。",
@@ -304,8 +304,25 @@ def _kind_reason(kind: str, value) -> str:
     }.get(kind, f"需要数字或数字列表，你给的是 {_show(value)}。")
 
 
+_ADDRESS = re.compile(r"\s+at\s+0x[0-9a-fA-F]+|\s*0x[0-9a-fA-F]{6,}")
+
+
 def _show(value) -> str:
-    text = repr(value)
+    """A short description of an answer that is not a number; never a memory address."""
+    import inspect
+
+    if inspect.isgenerator(value) or inspect.isasyncgen(value):
+        return "一个生成器（generator，还没有算出数字；用 list(...) 把它变成列表）"
+    if isinstance(value, memoryview):
+        return "一个 memoryview（内存视图），不是数字列表"
+    if callable(value) and not isinstance(value, type):
+        return f"函数 {getattr(value, '__name__', '')}（要填的是它算出的结果，不是函数本身）".replace(
+            "函数 （", "一个函数（"
+        )
+    try:
+        text = _ADDRESS.sub("", repr(value))
+    except Exception:  # noqa: BLE001 - a foreign object's repr may raise
+        text = f"一个 {type(value).__name__} 对象"
     return text if len(text) <= 60 else text[:57] + "…"
 
 
