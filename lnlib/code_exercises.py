@@ -782,6 +782,19 @@ def _compare(got, want, case: Case, ex: CodeExercise | None = None) -> str:
     return _compare_one(got, want, case, ex)
 
 
+def _shown_part(got, want, case: Case, ex: CodeExercise) -> tuple[str, object, object]:
+    """For a multi-part result, only the first part that differs, with its name (" new_running_mean")."""
+    if isinstance(want, tuple):
+        parts, _ = _parts(got, want)
+        names = _result_names(ex)
+        if parts is not None:
+            for j, (g, w) in enumerate(zip(parts, want, strict=True)):
+                if _compare_one(g, w, case, ex):
+                    name = names[j] if len(names) == len(want) else f"第 {j + 1} 个结果"
+                    return f" {name}", w, g
+    return "", want, got
+
+
 def _compare_one(got, want, case: Case, ex: CodeExercise | None) -> str:
     g, why = _to_array(got)
     if g is None:
@@ -795,7 +808,7 @@ def _compare_one(got, want, case: Case, ex: CodeExercise | None) -> str:
         return "结果里出现了 inf 或 nan。"
     if not np.allclose(g, w, rtol=case.rtol, atol=case.atol):
         gap = float(np.max(np.abs(g - w)))
-        if gap <= 1e-3 * max(1.0, float(np.max(np.abs(w)))):
+        if gap <= 1e-3 * max(float(np.max(np.abs(w))), 100 * case.atol):  # off by ≤ 0.1 % of the values' size
             near = ex.near if ex is not None and ex.near else "差得很小，但超出了允许的误差。"
             return f"最多差 {show_number(gap, 2)}。{near}"
         return f"数值不对（最多差 {show_number(gap, 3)}）。"
@@ -930,10 +943,13 @@ def _fmt(value) -> str:
     try:
         if value is ANY:
             return "…"
+        if isinstance(value, bool | str | np.bool_):
+            return repr(value) if not isinstance(value, np.bool_) else repr(bool(value))
         if isinstance(value, tuple):
             return "(" + ", ".join(_fmt(v) for v in value) + ")"
         if callable(value) and not isinstance(value, np.ndarray):
-            return getattr(value, "__name__", "函数")
+            name = getattr(value, "__name__", "")
+            return "课程给定的子层函数 F" if value is _block_sublayer else name or "一个函数"
         arr, why = _to_array(value)
         if arr is None:
             return f"（{_type_name(value)}：{why}）"
@@ -1061,8 +1077,9 @@ def judge_function(name: str, fn) -> FunctionVerdict:
     lines.append(f"  输入：{_inputs(ex, case)}")
     if kind in ("wrong", "none"):
         want = _quiet_call(ex.reference, _copy_args(case.args))
-        lines.append(f"  期望：{_fmt(want)}")
-        lines.append(f"  你的：{_fmt(outcomes[i - 1].value)}")
+        label, want_part, got_part = _shown_part(outcomes[i - 1].value, want, case, ex)
+        lines.append(f"  期望{label}：{_fmt(want_part)}")
+        lines.append(f"  你的{label}：{_fmt(got_part)}")
     first = "\n".join(lines)
     more = f"\n  提示：{ex.nudge}" if ex.nudge else ""
     more += f'\n  还想看完整写法：运行 lnlib.hint("{name}")。'
