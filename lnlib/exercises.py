@@ -69,6 +69,7 @@ _NB03 = {
     "03.mean_wo": Exercise(
         5,
         "我 这一行是 [8, 6, 4, 2]：加起来是 20，再除以 4。",
+        nudge="均值 μ 是这一行 d 个数的平均。",
         mistakes=row_mistakes(
             TOKEN_MATRIX,
             _WO,
@@ -79,35 +80,45 @@ _NB03 = {
     "03.mean_apple": Exercise(
         5,
         "苹果 这一行是 [2, 4, 6, 8]：加起来是 20，再除以 d = 4。",
+        nudge="均值 μ 是这一行 d 个数的平均。",
         mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "mean", first=(Mistake("只加起来，忘了除以 d = 4。", 20),)),
     ),
     "03.centered_apple": Exercise(
         [-3, -1, 1, 3],
         "每个数减去同一个 μ = 5：[2 − 5, 4 − 5, 6 − 5, 8 − 5]。",
+        nudge="中心化：这一行的每个数都减去同一个数——这一行的均值 μ。",
         mistakes=(Mistake("减去的不是 μ = 5：中心化是每个数减去这一行的均值。", [-3.5, -1.5, 0.5, 2.5], 0.6),),
     ),
     "03.variance_apple": Exercise(
         5,
         "偏差是 [−3, −1, 1, 3]：平方 → [9, 1, 1, 9]，加起来 20，再除以 d = 4。",
+        nudge="方差是偏差 x − μ 平方以后的平均。",
         mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "variance"),
     ),
     "03.std_apple": Exercise(
-        np.sqrt(5), "σ = √σ² = √5，保留三位小数。", atol=_ROUND3, mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "std")
+        np.sqrt(5),
+        "σ = √σ² = √5，保留三位小数。",
+        nudge="标准差 σ 和方差 σ² 是什么关系？",
+        atol=_ROUND3,
+        mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "std"),
     ),
     "03.xhat_apple": Exercise(
         _XHAT_APPLE,
         "x̂ = (x − μ) / σ = [−3, −1, 1, 3] / √5，保留三位小数。",
+        nudge="x̂ = (x − μ) / σ：先中心化，再除以这一行的标准差。",
         atol=1e-3,
         mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "xhat"),
     ),
     "03.variance_chi": Exercise(
         500,
         "吃 减去均值 50 后是 [-30, -10, 10, 30]；平方后求平均（除以 4，不是 3）。",
+        nudge="方差是偏差 x − μ 平方以后的平均；先求出「吃」这一行的 μ。",
         mistakes=row_mistakes(TOKEN_MATRIX, _CHI, "variance"),
     ),
     "03.xhat_wo": Exercise(
         -_XHAT_APPLE,
         "我 的 μ = 5、σ = √5 ≈ 2.236：(x − 5) / 2.236，结果保留三位小数即可。",
+        nudge="x̂ = (x − μ) / σ：用「我」这一行自己的 μ 和 σ。",
         mistakes=row_mistakes(TOKEN_MATRIX, _WO, "xhat"),
     ),
 }

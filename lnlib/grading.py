@@ -241,7 +241,7 @@ def _grade_choice(exercise: Exercise, answer) -> Verdict:
 
 
 def _nudge(exercise: Exercise) -> str:
-    return f"{exercise.nudge or GENERAL_NUDGE}{NEXT_TRY}"
+    return f"{exercise.nudge or GENERAL_NUDGE}\n  {NEXT_TRY}"
 
 
 # ---------------------------------------------------------------- numeric answers
