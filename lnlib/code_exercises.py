@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 import traceback
 import warnings
 from collections.abc import Callable
@@ -901,7 +902,8 @@ def _call_with_alarm(fn: Callable, args: tuple) -> _Outcome:
     old_alarm = signal.signal(signal.SIGALRM, on_alarm)
     if callable(old_int):
         signal.signal(signal.SIGINT, on_int)
-    signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT, 0.5)  # and again every 0.5 s, should the function catch it
+    outer = signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT, 0.5)  # again every 0.5 s, should the function catch it
+    started = time.monotonic()
     try:
         return _Outcome(_quiet_call(fn, args))
     except _TimeUp:
@@ -916,6 +918,8 @@ def _call_with_alarm(fn: Callable, args: tuple) -> _Outcome:
         state["armed"] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old_alarm if old_alarm is not None else signal.SIG_DFL)
+        if outer[0] > 0:  # someone else's timer was running: give it back what is left of it
+            signal.setitimer(signal.ITIMER_REAL, max(outer[0] - (time.monotonic() - started), 1e-3), outer[1])
         if callable(old_int):
             signal.signal(signal.SIGINT, old_int)
 

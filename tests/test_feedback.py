@@ -509,6 +509,26 @@ def test_the_user_s_own_interrupt_still_stops_the_cell():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_an_outer_timer_keeps_running():
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        judge_function("10.softmax", softmax_list)
+        left = signal.getitimer(signal.ITIMER_REAL)[0]
+        assert 0 < left <= 30.0 and not fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_verdicts_are_deterministic():
+    for name, fn in [("07.layer_norm", ln_ddof1), ("10.softmax", softmax_naive), ("13.welford_merge", merge_no_empty)]:
+        assert judge_function(name, fn) == judge_function(name, fn)
+    for name, answer in [("03.xhat_wo", [1.364, 0.455, -0.455, -1.364]), ("07.shape_mu", (2,)), ("14.lost", "a")]:
+        assert judge(name, answer) == judge(name, answer)
+
+
 def test_check_function_leaves_the_signal_handlers_as_they_were():
     before = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT)
     judge_function("10.softmax", softmax_naive)
