@@ -114,7 +114,7 @@ def _row_cases(extra: tuple = (), *, offset: float = 1e8) -> list[Case]:
             (5 + 0.001 * np.array([-3.0, -1, 1, 3]), *params(4)),
         ),
         Case("一行随机数", (row, *params(d))),
-        Case(f"整体加了很大偏移（+{offset:g}）的一行", (row[:4] + offset, *params(4)), 1e-5, 1e-5),
+        Case(f"整体加了很大偏移（+{show_number(offset)}）的一行", (row[:4] + offset, *params(4)), 1e-5, 1e-5),
         Case("(B, T, d) = (2, 3, 8) 的批量：每个 token 各算各的", (batch, *params(d))),
         Case("float32 输入", (f32, *params(d)), 1e-4, 1e-4),
     ]
@@ -164,7 +164,7 @@ def _batch_norm_cases() -> list[Case]:
         Case("训练模式：一批 5 × 3 的随机数", (x, rm, rv, True)),
         Case("评估模式：用 running 统计量，不更新它们", (x, rm, rv, False)),
         Case("训练模式：第 2 列是常数（σ² = 0）", (const, rm, rv, True)),
-        Case("训练模式：整体加了很大偏移（+1e8）", (x + 1e8, rm, rv, True), 1e-5, 1e-5),
+        Case("训练模式：整体加了很大偏移（+10⁸）", (x + 1e8, rm, rv, True), 1e-5, 1e-5),
         Case("训练模式：(N, T, C) = (2, 4, 3)，按 N 和 T 一起统计", (rng.normal(size=(2, 4, 3)), rm, rv, True)),
         Case("训练模式：float32 输入", (x.astype(np.float32), rm, rv, True), 1e-4, 1e-4),
     ]
@@ -227,7 +227,7 @@ def _merge_cases() -> list[Case]:
         Case("右边是空的（n = 0）", (summary(a), summary([]))),
         Case("各只有一个数", (summary([2.0]), summary([6.0]))),
         Case("两边都是空的（n = 0）", (summary([]), summary([]))),
-        Case("整体加了很大偏移（+1e8）", (summary(a + 1e8), summary(b + 1e8)), 1e-9, 1e-6),
+        Case("整体加了很大偏移（+10⁸）", (summary(a + 1e8), summary(b + 1e8)), 1e-9, 1e-6),
     ]
 
 

@@ -229,7 +229,7 @@ def choice_spellings(answer: str, extra=()) -> set[str]:
 
 def _grade_choice(exercise: Exercise, answer) -> Verdict:
     if not isinstance(answer, str):
-        return Verdict(False, f"这道题要填文字（比如 {exercise.expected!r}），你给的是 {_show(answer)}。")
+        return Verdict(False, f'这道题要填文字，写在引号里（answer = "你的答案"），你给的是 {_show(answer)}。')
     typed = normalize_choice(answer)
     if typed in choice_spellings(exercise.expected, exercise.synonyms):
         return Verdict(True, "")
