@@ -286,7 +286,7 @@ def _cells(stem):
 @pytest.mark.parametrize(("stem", "name", "reveal"), REVEALS, ids=[r[1] for r in REVEALS])
 def test_the_learner_is_asked_before_the_number_is_shown(stem, name, reveal):
     cells = _cells(stem)
-    asked = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'lnlib.check("{name}", answer)' in c.source]
+    asked = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.startswith(f"%%answer {name}\n")]
     shown = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and reveal in c.source]
     assert asked and shown, (asked, shown)
     assert asked[0] < shown[0], f"{name}: the number is shown in cell {shown[0]} before it is asked in cell {asked[0]}"
@@ -295,6 +295,6 @@ def test_the_learner_is_asked_before_the_number_is_shown(stem, name, reveal):
 @pytest.mark.parametrize("stem", ["03-one-row-by-hand", "04-epsilon", "06-gamma-and-beta"])
 def test_the_first_checked_cell_comes_early(stem):
     cells = _cells(stem)
-    first = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "lnlib.check(" in c.source)
+    first = next(i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.startswith("%%answer "))
     summary = next(i for i, c in enumerate(cells) if c.source.startswith("## 小结"))
     assert first < summary / 4, (first, summary)
