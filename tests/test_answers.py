@@ -118,7 +118,7 @@ SLIPS = {
     "chinese-word": "不知道",
     "half-bracket": "[1, 2",
     "python": "answer = np.mean([1, 2])",
-    "quoted-number": "'7'",
+    "quoted-number": "'123456'",
 }
 
 

@@ -17,7 +17,8 @@ feature_map = np.zeros((64, 7, 7))
 ANSWERS["07.image_mu_count"] = feature_map.mean(axis=0).size
 
 # 练习 2：bias=False 只剩 γ，d 个参数
-ANSWERS["07.param_no_bias"] = 768
+d = 1024
+ANSWERS["07.param_no_bias"] = d  # γ 有 d 个数，β 没有了
 
 
 # 练习 3：几行 numpy 写出 LayerNorm
