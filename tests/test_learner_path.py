@@ -237,6 +237,22 @@ def test_what_reveals_a_prediction_is_folded_in_the_student_copy(stem, index, na
         assert not pattern.search(text), f"{name}: cell {i} shows the answer unfolded: {text[:200]!r}"
 
 
+_PREVIEWED = ("text/html", "image/svg+xml", "application/pdf", "text/markdown", "text/plain")
+
+
+def folded_preview(cell) -> str:
+    """The one line JupyterLab 4 shows for a folded output: the first non-empty line of the first output, in the
+    first of its preferred types that is text (CodeCell.getOutputPlaceholderText)."""
+    if not cell.outputs:
+        return ""
+    out = cell.outputs[0]
+    text = out.get("text", "") if out.output_type == "stream" else ""
+    for mime in _PREVIEWED:
+        if not text and isinstance(out.get("data", {}).get(mime), str):
+            text = out["data"][mime]
+    return next((line for line in text.split("\n") if line), "")
+
+
 def test_reveal_cells_are_folded_everywhere():
     """Every `reveal` cell: folded in JupyterLab (outputs_hidden), emptied in the student copy."""
     seen = 0
@@ -249,6 +265,9 @@ def test_reveal_cells_are_folded_everywhere():
                 seen += 1
                 assert cell.cell_type == "code" and cell.outputs, "a reveal cell shows something when run"
                 assert cell.metadata.get("jupyter", {}).get("outputs_hidden") is True
+                preview = folded_preview(cell)  # a figure previews as "<Figure size …>": no answer in it
+                shown = "" if preview.startswith("<Figure") else re.sub(r"<[^>]*>", "", preview)
+                assert not re.search(r"\d", shown), f"{path.stem}: folded, JupyterLab still shows {preview!r}"
         for cell in student.cells:
             if REVEAL_TAG in cell.metadata.get("tags", []):
                 assert cell.outputs == [], "a student copy carries no reveal output"
