@@ -40,3 +40,19 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(shell) -> None:
+    """`%load_ext lnlib`: register the answer cell magics (importing lnlib in IPython already does)."""
+    from .answers import register
+
+    register(shell)
+
+
+def _register_magics() -> None:
+    from .answers import register
+
+    register()
+
+
+_register_magics()

@@ -22,41 +22,53 @@ __all__ = ["EXERCISES", "Exercise", "Mistake", "Verdict", "check", "judge"]
 _WO, _CHI, _APPLE = 0, 1, 2  # rows of TOKEN_MATRIX: 我, 吃, 苹果
 _ROUND3 = 5e-4  # "保留三位小数"
 _XHAT_APPLE = (TOKEN_MATRIX[_APPLE] - 5) / np.sqrt(5)  # [−1.342, −0.447, 0.447, 1.342] unrounded
+_PEAR = np.array([3.0, 5.0, 6.0, 10.0])  # notebook 03's exercises: a row whose numbers the lesson never shows
 
 _NB01 = {
     "01.residual": Exercise(
-        [8, 6, 4, 2],
-        "把两个向量逐个位置相加：[3, 2, 1, 0] + [5, 4, 3, 2]。",
+        [4, 3, 4, 3],
+        "把两个向量逐个位置相加：[3, 1, 0, 2] + [1, 2, 4, 1]。",
         mistakes=(
-            Mistake("做了减法：残差连接是相加，x + F(x)。", [-2, -2, -2, -2]),
-            Mistake("逐位相乘了：残差连接是逐位相加。", [15, 8, 3, 0]),
+            Mistake("做了减法：残差连接是相加，x + F(x)。", [2, -1, -4, 1]),
+            Mistake("逐位相乘了：残差连接是逐位相加。", [3, 2, 0, 2]),
         ),
     ),
     "01.ratio": Exercise(
-        10, "吃 的每一维除以 苹果 的同一维，比如 20 / 2。", mistakes=(Mistake("算成了 苹果 ÷ 吃，倒过来了。", 0.1),)
+        3,
+        "矩阵乘法是线性的：输入整体乘 3，输出也整体乘 3。",
+        mistakes=(
+            Mistake("这是「吃」和「苹果」之间的倍数：这里的输入只乘了 3。", 10),
+            Mistake("平方了：线性层的输出和输入成正比，不是和它的平方成正比。", 9),
+        ),
+    ),
+    "01.apple_times_w": Exercise(
+        [10, 6],
+        "第 1 个数 = 2 × 0.5 + 4 × 1 + 6 × (−0.5) + 8 × 1，用的是 W 的第 1 列；第 2 个数用第 2 列 [−1, 0.5, 1, 0]。",
+        mistakes=(
+            Mistake("这是「吃」的输出：题目问的是「苹果」[2, 4, 6, 8]。", [100, 60]),
+            Mistake("这是「我」的输出：题目问的是「苹果」[2, 4, 6, 8]。", [10, -1]),
+        ),
     ),
 }
 _NB02 = {
     "02.row_means": Exercise(
-        [5, 50, 5],
-        "每个 token 用自己那一行的 4 个数求平均。",
+        [4, 5],
+        "每个 token 用自己那一行的 4 个数求平均：(1 + 3 + 5 + 7) / 4，(2 + 4 + 4 + 10) / 4。",
         mistakes=(
-            Mistake(
-                "按列求了平均（每一维一个数）：题目要的是每个 token（每一行）一个均值。", TOKEN_MATRIX.mean(axis=0)
-            ),
-            Mistake("对整张表求了平均：题目要的是每一行各自的均值。", [TOKEN_MATRIX.mean()] * 3),
+            Mistake("按列求了平均（每一维一个数）：题目要的是每个 token（每一行）一个均值。", [1.5, 3.5, 4.5, 8.5]),
+            Mistake("对整张表求了平均：题目要的是每一行各自的均值。", [4.5, 4.5]),
         ),
     ),
     "02.column_mean": Exercise(
-        10,
-        "第 1 维这一列是 8、20、2，把它们加起来再除以 3。",
+        8.5,
+        "第 4 维这一列是 7 和 10，把它们加起来再除以 2。",
         mistakes=(
-            Mistake("求的是第 1 行（我）的平均：这里问的是第 1 列。", TOKEN_MATRIX[0].mean()),
-            Mistake("除以了 4：这一列只有 3 个数（3 个 token）。", TOKEN_MATRIX[:, 0].sum() / 4),
+            Mistake("求的是第 1 行的平均：这里问的是第 4 列。", 4),
+            Mistake("除以了 4：这一列只有 2 个数（2 个 token）。", 17 / 4),
         ),
     ),
     "02.count": Exercise(
-        3,
+        2,
         "LayerNorm 按行统计：有几行就有几个 μ。",
         atol=0,
         mistakes=(
@@ -64,17 +76,26 @@ _NB02 = {
             Mistake("把整张表当成了一组：LayerNorm 每一行各算各的。", 1),
         ),
     ),
+    "02.table_mean": Exercise(
+        20,
+        "12 个数加起来是 20 + 200 + 20 = 240，再除以 12。",
+        mistakes=(
+            Mistake("只用了一行（苹果）：整张表一起统计，要把 12 个数都放进来。", 5),
+            Mistake("除以了 3（行数）：整张表一共有 12 个数。", 80),
+            Mistake("除以了 4（列数）：整张表一共有 12 个数。", 60),
+        ),
+    ),
 }
 _NB03 = {
     "03.mean_wo": Exercise(
-        5,
-        "我 这一行是 [8, 6, 4, 2]：加起来是 20，再除以 4。",
+        6,
+        "梨 这一行是 [3, 5, 6, 10]：加起来是 24，再除以 4。",
         nudge="均值 μ 是这一行 d 个数的平均。",
         mistakes=row_mistakes(
-            TOKEN_MATRIX,
-            _WO,
+            [_PEAR],
+            0,
             "mean",
-            first=(Mistake("只加起来，忘了除以 d = 4。", 20), Mistake("除以了 d − 1 = 3：均值除以 d。", 20 / 3)),
+            first=(Mistake("只加起来，忘了除以 d = 4。", 24), Mistake("除以了 d − 1 = 3：均值除以 d。", 8)),
         ),
     ),
     "03.mean_apple": Exercise(
@@ -110,16 +131,24 @@ _NB03 = {
         mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "xhat"),
     ),
     "03.variance_chi": Exercise(
-        500,
-        "吃 减去均值 50 后是 [-30, -10, 10, 30]；平方后求平均（除以 4，不是 3）。",
-        nudge="方差是偏差 x − μ 平方以后的平均；先求出「吃」这一行的 μ。",
-        mistakes=row_mistakes(TOKEN_MATRIX, _CHI, "variance"),
+        6.5,
+        "梨 减去均值 6 后是 [−3, −1, 0, 4]；平方后是 [9, 1, 0, 16]，加起来 26，再除以 4（不是 3）。",
+        nudge="方差是偏差 x − μ 平方以后的平均；先求出「梨」这一行的 μ。",
+        mistakes=row_mistakes([_PEAR], 0, "variance"),
     ),
     "03.xhat_wo": Exercise(
-        -_XHAT_APPLE,
-        "我 的 μ = 5、σ = √5 ≈ 2.236：(x − 5) / 2.236，结果保留三位小数即可。",
-        nudge="x̂ = (x − μ) / σ：用「我」这一行自己的 μ 和 σ。",
-        mistakes=row_mistakes(TOKEN_MATRIX, _WO, "xhat"),
+        (_PEAR - 6) / np.sqrt(6.5),
+        "梨 的 μ = 6、σ = √6.5 ≈ 2.550：(x − 6) / 2.550，结果保留三位小数即可。",
+        nudge="x̂ = (x − μ) / σ：用「梨」这一行自己的 μ 和 σ。",
+        mistakes=(
+            Mistake("除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", (_PEAR - 6) / np.sqrt(26 / 3)),
+            Mistake("忘了开平方根：除以的是方差 σ²，不是 σ。", (_PEAR - 6) / 6.5),
+            Mistake("只减了均值，忘了除以 σ。", _PEAR - 6),
+            Mistake("忘了减均值：直接用 x 除以 σ。", _PEAR / np.sqrt(6.5)),
+            Mistake("这是「苹果」那一行的 x̂：这里问的是「梨」这一行。", _XHAT_APPLE),
+            rounded_early((_PEAR - 6) / 2.5),  # σ = √6.5 ≈ 2.55 rounded to 2.5
+            rounded_early((_PEAR - 6) / 2.6),
+        ),
     ),
 }
 
@@ -143,11 +172,13 @@ _NB04: dict[str, Exercise] = {  # exercises of notebook 04
         ),
     ),
     "04.constant_row": Exercise(
-        [0, 0, 0, 0],
-        "常数行减去均值后全是 0，分子是 0；有 ε 时分母是 √ε > 0，所以每一维都是 0。",
+        0.01,
+        "常数行的 σ² = 0，分母是 √(0 + ε) = √(10⁻⁴)。",
+        atol=5e-4,
         mistakes=(
-            Mistake("给出了原来的数：x̂ 是减去均值再除以分母以后的结果。", [7, 7, 7, 7]),
-            Mistake("以为结果全是 1：分子 x − μ 全是 0。", [1, 1, 1, 1]),
+            Mistake("没有开根号：分母是 √ε，不是 ε 本身。", 1e-4, 1e-6),
+            Mistake("把分母算成了 0：有了 ε，分母是 √(0 + ε)。", 0, 1e-9),
+            Mistake("这是 ε = 10⁻⁵ 时的分母：这里 ε = 10⁻⁴。", np.sqrt(1e-5), 5e-5),
         ),
     ),
     "04.var_ratio": Exercise(
@@ -173,9 +204,14 @@ _NB04: dict[str, Exercise] = {  # exercises of notebook 04
 }
 _NB05: dict[str, Exercise] = {  # exercises of notebook 05
     "05.swap_shift": Exercise(
-        [-1.342, 0.447, -0.447, 1.342],
-        "[102, 106, 104, 108] 就是交换后的 [2, 6, 4, 8] 整体加 100：平移会被丢掉。",
-        mistakes=(Mistake("没有交换中间两维：[102, 106, 104, 108] 的第 2、3 维和 苹果 相反。", _XHAT_APPLE),),
+        [1.342, -0.447, 0.447, -1.342],
+        "[108, 104, 106, 102] 就是 [8, 4, 6, 2] 整体加 100：平移会被丢掉；[8, 4, 6, 2] 是 苹果 交换了第 1、4 维。",
+        mistakes=(
+            Mistake("没有交换第 1、4 维：[108, 104, 106, 102] 的第 1、4 维和 苹果 相反。", _XHAT_APPLE),
+            Mistake(
+                "这是正文里 [2, 6, 4, 8] 的结果：这里交换的是第 1、4 维，不是中间两维。", [-1.342, 0.447, -0.447, 1.342]
+            ),
+        ),
     ),
     "05.negative_scale": Exercise(
         -_XHAT_APPLE,
@@ -294,11 +330,11 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
         ),
     ),
     "07.param_no_bias": Exercise(
-        768,
+        1024,
         "bias=False 去掉 β，只留下 γ（每一维一个数）。",
         atol=0,
         mistakes=(
-            Mistake("这是默认设置（γ、β 都有）的个数：bias=False 去掉了 β。", 1536),
+            Mistake("这是默认设置（γ、β 都有）的个数：bias=False 去掉了 β。", 2048),
             Mistake("一个都不剩的是 elementwise_affine=False；bias=False 还留着 γ。", 0),
         ),
     ),
@@ -370,8 +406,17 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
 }
 _NB09: dict[str, Exercise] = {  # exercises of notebook 09
     "09.deepnorm_alpha": Exercise(
+        36**0.25,
+        "α = (2N)^(1/4)，N = 18：36 的四次方根（也就是 √6）。",
+        mistakes=(
+            Mistake("开的是平方根：α 是 2N 的四次方根。", 6),
+            Mistake("这是 β 的公式 (8N)^(−1/4)。", 144**-0.25),
+            Mistake("忘了乘 2：α = (2N)^(1/4)。", 18**0.25),
+        ),
+    ),
+    "09.predict_alpha": Exercise(
         12**0.25,
-        "α = (2N)^(1/4)，N = 6：12 的四次方根。",
+        "α = (2N)^(1/4)，N = 6：12 的四次方根，也就是对 12 开两次平方根。",
         mistakes=(
             Mistake("开的是平方根：α 是 2N 的四次方根。", np.sqrt(12)),
             Mistake("这是 β 的公式 (8N)^(−1/4)。", 48**-0.25),
@@ -379,22 +424,21 @@ _NB09: dict[str, Exercise] = {  # exercises of notebook 09
         ),
     ),
     "09.deepnorm_beta": Exercise(
-        96**-0.25,
-        "β = (8N)^(−1/4)，N = 12：96 的四次方根的倒数。",
+        144**-0.25,
+        "β = (8N)^(−1/4)，N = 18：144 的四次方根（√12）的倒数。",
         mistakes=(
-            Mistake("忘了取倒数：指数是 −1/4。", 96**0.25),
-            Mistake("这是 α = (2N)^(1/4)。", 24**0.25),
-            Mistake("N 用了 6：题目是 12 层。", 48**-0.25),
+            Mistake("忘了取倒数：指数是 −1/4。", 144**0.25),
+            Mistake("这是 α = (2N)^(1/4)。", 36**0.25),
+            Mistake("忘了乘 8：β = (8N)^(−1/4)。", 18**-0.25),
         ),
     ),
     "09.pre_ratio": Exercise(
-        0.5,
-        "√(6 / 24) = √(1/4)。",
+        1 / 3,
+        "√(6 / 54) = √(1/9)。",
         atol=0.01,
         mistakes=(
-            Mistake("用的是 1/L，不是 1/√L：6/24 还要开根号。", 0.25),
-            Mistake("倒过来了：层数变多，梯度变小，答案应该小于 1。", 2.0),
-            Mistake("1/4 是 0.25，不是 0.4：先把 6/24 约成小数，再开根号。", 0.4),
+            Mistake("用的是 1/L，不是 1/√L：6/54 还要开根号。", 1 / 9),
+            Mistake("倒过来了：层数变多，梯度变小，答案应该小于 1。", 3.0),
         ),
     ),
     "09.which_form": Exercise(
@@ -413,30 +457,40 @@ _NB10: dict[str, Exercise] = {  # exercises of notebook 10
         ),
     ),
     "10.uniform_entropy": Exercise(
-        np.log(3),
-        "每个权重都是 1/3：H = −3 × (1/3) × ln(1/3) = ln 3。",
+        np.log(5),
+        "每个权重都是 1/5：H = −5 × (1/5) × ln(1/5) = ln 5。",
         mistakes=(
-            Mistake("用了以 2 为底的对数：这里的熵以 e 为底（ln）。", np.log2(3)),
-            Mistake("用了以 10 为底的对数：这里的熵以 e 为底（ln）。", np.log10(3)),
-            Mistake("只算了一项：三个 token 各贡献 (1/3)·ln 3。", np.log(3) / 3),
-            Mistake("符号反了：H = −Σ p ln p，结果是正数。", -np.log(3)),
+            Mistake("用了以 2 为底的对数：这里的熵以 e 为底（ln）。", np.log2(5)),
+            Mistake("用了以 10 为底的对数：这里的熵以 e 为底（ln）。", np.log10(5)),
+            Mistake("只算了一项：五个 token 各贡献 (1/5)·ln 5。", np.log(5) / 5),
+            Mistake("符号反了：H = −Σ p ln p，结果是正数。", -np.log(5)),
         ),
     ),
     "10.qk_bound": Exercise(
-        4,
+        7,
         "LayerNorm 后 ‖q̂‖ = ‖k̂‖ = √d，所以 |q̂·k̂| ≤ d，再除以 √d。",
         mistakes=(
-            Mistake("忘了除以 √d：点积最大是 d = 16，分数还要除以 √16。", 16),
+            Mistake("忘了除以 √d：点积最大是 d = 49，分数还要除以 √49。", 49),
             Mistake("除以了 d 而不是 √d。", 1),
         ),
     ),
     "10.dot_std": Exercise(
-        16,
-        "d 个独立乘积相加，方差是 d = 256；标准差再开根号。",
+        10,
+        "d 个独立乘积相加，方差是 d = 100；标准差再开根号。",
         atol=0.05,
         mistakes=(
-            Mistake("这是方差 d；标准差是 √d。", 256),
+            Mistake("这是方差 d；标准差是 √d。", 100),
             Mistake("这是除以 √d 以后的标准差；题目问的是不除的时候。", 1),
+        ),
+    ),
+    "10.var_qk": Exercise(
+        64,
+        "d 个独立的 qᵢkᵢ 相加：每一项的方差是 1 × 1 = 1，独立的项相加，方差也相加。",
+        atol=0.5,
+        mistakes=(
+            Mistake("这是标准差 √d：题目问的是方差。", 8),
+            Mistake("每一项的方差是 1，可 d 项相加以后方差是 d，不是 1（除以 √d 以后才是 1）。", 1),
+            Mistake("这是 d²：独立的项相加，方差是各项方差之和，d 个 1 加起来。", 4096),
         ),
     ),
 }
@@ -450,6 +504,15 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
             rounded_early(_APPLE / round(np.sqrt(30), 1)),
             Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", _APPLE / np.sqrt(40)),
             Mistake("忘了除以 d：RMS 是平方的平均再开根号。", _APPLE / np.sqrt(120)),
+        ),
+    ),
+    "11.rms_small": Exercise(
+        np.array([1, 2, 2, 4]) / 2.5,
+        "平方的平均 = (1 + 4 + 4 + 16) / 4 = 6.25，RMS = √6.25 = 2.5；每个数除以 2.5。",
+        mistakes=(
+            Mistake("这是 LayerNorm 的结果：RMSNorm 不减均值。", (np.array([1, 2, 2, 4]) - 2.25) / np.sqrt(1.1875)),
+            Mistake("忘了开根号：除以的是 √6.25。", np.array([1, 2, 2, 4]) / 6.25),
+            Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", np.array([1, 2, 2, 4]) / np.sqrt(25 / 3)),
         ),
     ),
     "11.llama_norm": Exercise(
@@ -508,12 +571,12 @@ _NB12: dict[str, Exercise] = {  # exercises of notebook 12
     ),
     "12.sum_dx": Exercise(0, "整行加同一个常数，x̂ 不变，所以 dx 沿 [1, 1, …, 1] 方向的分量是多少？", atol=1e-9),
     "12.scale": Exercise(
-        0.25,
+        0.125,
         "x 乘以 c，dx 变成原来的 1/c。",
         mistakes=(
-            Mistake("倒过来了：输入越大，梯度越小。", 4),
+            Mistake("倒过来了：输入越大，梯度越小。", 8),
             Mistake("输出不变，不等于梯度不变：r = 1/σ 也跟着变小。", 1),
-            Mistake("是 1/c，不是 1/c²。", 1 / 16),
+            Mistake("是 1/c，不是 1/c²。", 1 / 64),
         ),
     ),
 }
@@ -525,6 +588,14 @@ _NB13: dict[str, Exercise] = {  # exercises of notebook 13
         mistakes=(
             Mistake("间距不是随数值成比例放大的，而是按 2 的幂一档一档变：用 np.spacing 看看。", 0.0977, 2e-3),
             Mistake("这是 float64 的间距；题目问的是 float32。", float(np.spacing(1e6)), 1e-12),
+        ),
+    ),
+    "13.one_pass_f32": Exercise(
+        0,
+        "一遍法先算 E[x²] ≈ 100030003.5 和 E[x]² ≈ 100030002.25；在 float32 里，10⁸ 附近相邻两个数相差 8。",
+        atol=0.01,
+        mistakes=(
+            Mistake("这是真实的方差：在 float32 里，两个约 10⁸ 的数相减，差值 1.25 比一格（8）还小，会被舍掉。", 1.25),
         ),
     ),
     "13.var_true": Exercise(
@@ -642,12 +713,12 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         ),
     ),
     "14.merge_m2": Exercise(
-        20,
-        "M2 = M2a + M2b + δ² · na · nb / n，δ = 5 − 1 = 4。",
+        40,
+        "M2 = M2a + M2b + δ² · na · nb / n，δ = 7 − 1 = 6。",
         mistakes=(
             Mistake("漏掉了 δ² · na · nb / n：两段的均值不一样，这部分偏差也要算进去。", 4),
-            Mistake("这是方差 M2 / n；题目问的是 M2。", 5),
-            Mistake("δ² · na · nb 还要除以 n = 4。", 68),
+            Mistake("这是方差 M2 / n；题目问的是 M2。", 10),
+            Mistake("δ² · na · nb 还要除以 n = 4。", 148),
         ),
     ),
     "14.one_pass": Exercise(

@@ -15,7 +15,6 @@ import asyncio
 import html
 import math
 import numbers
-import re
 from collections import OrderedDict
 
 import ipywidgets as widgets
@@ -28,50 +27,8 @@ from .labels import number
 from .live import Coalescer, LiveFigure, from_browser, moving_artists, set_bars, set_cells, split_title
 from .norms import layer_norm
 from .stages import layer_norm_steps
+from .text_input import MAX_VALUES, parse_vector
 from .transformer import attention_at_scale, entropy, ffn_gradient_norms
-
-MAX_VALUES = 64
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII digits only
-# Full-width ＡＳＣＩＩ forms (２，４．５) and the ideographic space become ASCII; nothing else is "normalized", so
-# look-alikes such as ² (superscript), ½ or other scripts' digits are rejected instead of silently misread.
-_FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: " ", ord("、"): ",", ord("−"): "-"}
-_PAIRS = {"[": "]", "(": ")", "{": "}"}
-
-
-def parse_vector(text: str) -> np.ndarray:
-    """Read a typed vector such as "2, 4, 6, 8", "2 4 6 8", "2，4，6，8" or "[２, ４]" into a float64 array.
-
-    Raises ValueError with a short Chinese message for anything else. Never evaluates the text.
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    s = text.translate(_FULLWIDTH).strip()
-    if s[:1] in _PAIRS:
-        if not s.endswith(_PAIRS[s[0]]):
-            raise ValueError("括号不配对：开头和结尾的括号要成对出现。")
-        s = s[1:-1].strip()
-    if any(c in s for c in "[](){}"):
-        raise ValueError("括号不配对，或者多了括号：只需要输入用逗号或空格隔开的数字。")
-    s = re.sub(r"\s*,\s*", ",", s.replace(";", ","))
-    if ",," in s:
-        raise ValueError("两个逗号之间缺少数字。")
-    s = s.removesuffix(",")  # one trailing comma while typing is fine
-    if not s:
-        raise ValueError("请输入至少一个数，例如 2, 4, 6, 8。")
-    if s.startswith(","):
-        raise ValueError("开头多了一个逗号。")
-    parts = [p for p in re.split(r"[,\s]+", s) if p]
-    for p in parts:
-        if p.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise ValueError("不接受 nan 或 inf：请输入普通的有限数字。")
-        if not _NUMBER.fullmatch(p):
-            raise ValueError(f"“{p[:20]}” 不是数字：请只输入数字，用逗号或空格隔开。")
-    if len(parts) > MAX_VALUES:
-        raise ValueError(f"最多输入 {MAX_VALUES} 个数，你输入了 {len(parts)} 个。")
-    values = np.array([float(p) for p in parts])
-    if not np.all(np.isfinite(values)):
-        raise ValueError("数字太大，超出了浮点数能表示的范围。")
-    return values
 
 
 def error_html(message: str) -> str:

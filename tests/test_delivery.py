@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 import re
 import runpy
 from html.parser import HTMLParser
@@ -16,8 +17,9 @@ import pytest
 import yaml
 from helpers import executed
 
+from lnlib.answers import UNANSWERED
 from tools import build_site, course, hub_link, make_student, nav
-from tools.course import CHECK_CALL, NOTEBOOKS, ROOT, exercise_names, notebook_paths, solution_path
+from tools.course import CHECK_CALL, NOTEBOOKS, REVEAL_SUMMARY, ROOT, exercise_names, notebook_paths, solution_path
 
 PATHS = notebook_paths()
 IDS = [p.stem for p in PATHS]
@@ -294,7 +296,7 @@ def test_student_exercise_cells_are_placeholders(student, path):
     for cell in copy.cells:
         if cell.cell_type == "code" and CHECK_CALL.search(cell.source):
             names = CHECK_CALL.findall(cell.source)
-            assert cell.source == make_student.placeholder(names, make_student.imports_of(cell.source))
+            assert cell.source == make_student.placeholder(names)
             assert cell.outputs == [] and cell.execution_count is None
         assert not make_student.SOLUTION_TAGS & set(cell.metadata.get("tags", []))
     text = "\n".join(c.source for c in copy.cells)
@@ -327,7 +329,7 @@ def test_student_copies_run_and_say_unanswered(student, path):
         assert "✓" not in out, f"an exercise passes in the student copy: {out}"
         assert not any(o.output_type == "error" for o in cell.outputs), f"the student copy fails: {cell.source}"
         for name in CHECK_CALL.findall(cell.source):
-            assert "尚未作答" in out and f"（{name}）" in out, f"{name}: {out!r}"
+            assert UNANSWERED in out and f"（{name}）" in out, f"{name}: {out!r}"
             seen.append(name)
     assert set(answers) <= set(seen), "every solved exercise is in the student copy, unanswered"
 
@@ -348,27 +350,35 @@ def test_studentize_removes_filled_answers_and_solution_cells():
     nb.cells = [
         nbformat.v4.new_markdown_cell("参考答案在 `notebooks/solutions/` 文件夹里。先自己算，再去对照。"),
         nbformat.v4.new_code_cell(
-            f'answer = {float(answers["03.mean_wo"])}\nlnlib.check("03.mean_wo", answer)',
+            f"%%answer 03.mean_wo\n{float(answers['03.mean_wo'])}",
             outputs=[nbformat.v4.new_output("stream", text="✓ 正确！（03.mean_wo）\n")],
             execution_count=3,
         ),
+        nbformat.v4.new_code_cell("%%answer 03.variance_chi  \n# 吃 的方差\n500"),
         nbformat.v4.new_code_cell(
-            "import lnlib\nchi = lnlib.TOKEN_MATRIX[1]\nanswer = ((chi - chi.mean()) ** 2).mean()"
-            '  # 500\nlnlib.check( "03.variance_chi" , answer )'
+            "print('x̂ =', [1.342, 0.447, -0.447, -1.342])",
+            metadata={"tags": ["reveal"]},
+            outputs=[nbformat.v4.new_output("stream", text="x̂ = [1.342, 0.447, -0.447, -1.342]\n")],
+            execution_count=4,
         ),
         nbformat.v4.new_code_cell("wo - wo.mean()", metadata={"tags": ["solution"]}),
         nbformat.v4.new_markdown_cell("**练习 3**\n\n<details><summary>参考答案</summary>\n\nμ = 5\n</details>\n"),
         nbformat.v4.new_markdown_cell("<details>\n<summary>查看解答</summary>[1.342, 0.447]</details>"),
+        nbformat.v4.new_markdown_cell(f"<details><summary>{REVEAL_SUMMARY}</summary>\n\nμ = 5\n\n</details>"),
     ]
     stats = make_student.studentize(nb)
-    assert stats == {"exercises": 2, "removed": 2}
+    assert stats == {"exercises": 2, "removed": 2, "folded": 1}
     sources = [c.source for c in nb.cells]
     assert sources[0] == make_student.TEACHER_SENTENCE + "先自己算，再去对照。"
-    assert sources[1] == 'answer = None  # 在这里填写\nlnlib.check("03.mean_wo", answer)'
+    assert sources[1] == "%%answer 03.mean_wo\n# 在下面一行写答案"
     assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None
-    assert sources[2] == 'import lnlib\n\nanswer = None  # 在这里填写\nlnlib.check("03.variance_chi", answer)'
-    assert sources[3] == "**练习 3**\n\n"
-    assert not any(leak in s for s in sources for leak in ("5.0", "500", "1.342", "wo.mean", "chi ="))
+    assert sources[2] == "%%answer 03.variance_chi\n# 在下面一行写答案"
+    assert nb.cells[3].outputs == [] and nb.cells[3].execution_count is None, "a reveal's output stays unseen"
+    assert sources[3].startswith("print('x̂ ="), "the reveal's code stays: running it shows the answer"
+    assert sources[4] == "**练习 3**\n\n"
+    assert sources[5].startswith(f"<details><summary>{REVEAL_SUMMARY}</summary>"), "a folded reveal stays folded"
+    outputs = [json.dumps(c.get("outputs", []), ensure_ascii=False) for c in nb.cells]
+    assert not any(leak in s for s in sources[:3] + outputs for leak in ("5.0", "500", "1.342", "wo.mean", "chi ="))
 
 
 # ------------------------------------------------------------------ Hub links, licences, citation

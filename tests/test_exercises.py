@@ -47,7 +47,7 @@ def test_check_judges_only_real_numbers(answer, says):
 
 
 def test_check_prints_and_returns_none(capsys):
-    assert lnlib.check("03.mean_wo", 5) is None
+    assert lnlib.check("03.mean_wo", 6) is None  # 梨 [3, 5, 6, 10]
     assert capsys.readouterr().out.startswith("✓")
     assert lnlib.check("03.mean_wo", True) is None
     out = capsys.readouterr().out
@@ -93,17 +93,17 @@ def test_rounded_to_two_decimals_where_the_question_allows_it():
 @pytest.mark.parametrize(
     "name, answer, says",
     [
-        ("03.variance_chi", 2000 / 3, "d − 1"),
-        ("03.variance_chi", np.sqrt(500), "标准差"),
-        ("03.variance_chi", 3000, "忘了先减去均值"),
+        ("03.variance_chi", 26 / 3, "d − 1"),  # 梨 [3, 5, 6, 10]: deviations [−3, −1, 0, 4]
+        ("03.variance_chi", np.sqrt(6.5), "标准差"),
+        ("03.variance_chi", (9 + 25 + 36 + 100) / 4, "忘了先减去均值"),
         ("03.std_apple", 5, "忘了开平方根"),
-        ("03.xhat_wo", [1.162, 0.387, -0.387, -1.162], "d − 1"),
-        ("03.xhat_wo", [0.6, 0.2, -0.2, -0.6], "忘了开平方根"),
-        ("03.xhat_wo", [-1.342, -0.447, 0.447, 1.342], "「苹果」那一行的 x̂"),
-        ("03.xhat_wo", [1.364, 0.455, -0.455, -1.364], "取整太早"),
-        ("03.xhat_wo", [3, 1, -1, -3], "忘了除以 σ"),
+        ("03.xhat_wo", [-1.019, -0.340, 0, 1.359], "d − 1"),  # 梨: (x − 6) / √(26/3)
+        ("03.xhat_wo", [-0.462, -0.154, 0, 0.615], "忘了开平方根"),  # (x − 6) / 6.5
+        ("03.xhat_wo", [1.177, 0.392, 0, -1.569], "符号反了"),
+        ("03.xhat_wo", [-1.2, -0.4, 0, 1.6], "取整太早"),  # σ = 2.55 rounded to 2.5
+        ("03.xhat_wo", [-3, -1, 0, 4], "忘了除以 σ"),
         ("04.var_ratio", 0.477, "根号外面"),
-        ("02.row_means", [10, 16.667, 23.333, 30], "按列"),
+        ("02.row_means", [1.5, 3.5, 4.5, 8.5], "按列"),
         ("07.shape_mu", [2, 3, 1], "keepdims"),
     ],
 )
@@ -113,12 +113,12 @@ def test_typical_mistakes_are_named(name, answer, says):
 
 
 def test_wrong_axis_is_named():
-    """x̂ of 我 computed down the columns (BatchNorm) or over the whole table, computed independently here."""
+    """x̂ of 苹果 computed down the columns (BatchNorm) or over the whole table, computed independently here."""
     m = np.array([[8.0, 6, 4, 2], [20, 40, 60, 80], [2, 4, 6, 8]])
     by_column = (m - m.mean(axis=0)) / m.std(axis=0)
     whole = (m - m.mean()) / m.std()
-    assert "按列" in judge("03.xhat_wo", by_column[0]).message
-    assert "整张表" in judge("03.xhat_wo", whole[0]).message
+    assert "按列" in judge("03.xhat_apple", by_column[2]).message
+    assert "整张表" in judge("03.xhat_apple", whole[2]).message
 
 
 def test_other_wrong_answers_get_the_general_hint():
@@ -288,7 +288,7 @@ def _cells(stem):
 @pytest.mark.parametrize(("stem", "name", "reveal"), REVEALS, ids=[r[1] for r in REVEALS])
 def test_the_learner_is_asked_before_the_number_is_shown(stem, name, reveal):
     cells = _cells(stem)
-    asked = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'lnlib.check("{name}", answer)' in c.source]
+    asked = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.startswith(f"%%answer {name}\n")]
     shown = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and reveal in c.source]
     assert asked and shown, (asked, shown)
     assert asked[0] < shown[0], f"{name}: the number is shown in cell {shown[0]} before it is asked in cell {asked[0]}"
@@ -297,6 +297,6 @@ def test_the_learner_is_asked_before_the_number_is_shown(stem, name, reveal):
 @pytest.mark.parametrize("stem", ["03-one-row-by-hand", "04-epsilon", "06-gamma-and-beta"])
 def test_the_first_checked_cell_comes_early(stem):
     cells = _cells(stem)
-    first = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "lnlib.check(" in c.source)
+    first = next(i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.startswith("%%answer "))
     summary = next(i for i, c in enumerate(cells) if c.source.startswith("## 小结"))
     assert first < summary / 4, (first, summary)

@@ -13,7 +13,7 @@ from scipy.special import softmax as scipy_softmax
 
 from lnlib import attention_scaling, attention_scaling_plot, axes_diagrams, plots
 from tools import answer_key, course
-from tools.course import NOTEBOOKS, ROOT, notebook_paths
+from tools.course import CHECK_CALL, FUNCTION_CALL, NOTEBOOKS, ROOT, notebook_paths
 
 GUIDE = ROOT / "docs" / "teacher-guide.md"
 
@@ -175,16 +175,16 @@ def first_index(stem: str, needle: str, kind: str) -> int:
 
 def test_bn_column_is_asked_before_it_is_shown():
     stem = "08-layernorm-vs-batchnorm"
-    ask = first_index(stem, 'lnlib.check("08.bn_chi_dim1"', "code")
+    ask = first_index(stem, "%%answer 08.bn_chi_dim1", "code")
     assert ask < first_index(stem, "plots.ln_vs_bn", "code") < first_index(stem, "≈ 1.336", "markdown")
-    assert first_index(stem, 'lnlib.check("08.bn_col_var"', "code") < ask
+    assert first_index(stem, "%%answer 08.bn_col_var", "code") < ask
 
 
 def test_gradient_is_asked_early_in_notebook_12():
     stem = "12-backward"
-    first = first_index(stem, "lnlib.check(", "code")
+    first = first_index(stem, "%%answer ", "code")
     assert first < first_index(stem, "## 2.", "markdown") < first_index(stem, "## 小结", "markdown")
-    ask_dx = first_index(stem, 'lnlib.check("12.dx_first"', "code")
+    ask_dx = first_index(stem, "%%answer 12.dx_first", "code")
     assert ask_dx < first_index(stem, "| 括号里 |", "markdown")
 
 
@@ -217,19 +217,22 @@ def test_answer_key_lists_every_exercise_with_an_answer():
     guide = GUIDE.read_text(encoding="utf-8")
     block = guide.split(answer_key.START, 1)[1].split(answer_key.END, 1)[0]
     assert answer_key.MISSING not in block
-    call = re.compile(r"""lnlib\.check(?:_function)?\(\s*["']([0-9]{2}\.\w+)["']""")
+    seen = 0
     for path in notebook_paths():
         for cell in nbformat.read(path, as_version=4).cells:
-            for name in call.findall(cell.source) if cell.cell_type == "code" else ():
+            names = CHECK_CALL.findall(cell.source) + FUNCTION_CALL.findall(cell.source)
+            for name in names if cell.cell_type == "code" else ():
                 if name[:2] == path.stem[:2]:
+                    seen += 1
                     assert f"`{name}`" in block, f"{name} is not in the teacher guide's answer key"
+    assert seen > 50
 
 
 def test_answer_key_formats_numbers_as_the_questions_round_them():
     assert answer_key.show(10 / np.sqrt(56)) == "1.336"
     assert answer_key.show(np.spacing(np.float32(1e6))) == "0.0625"
     assert answer_key.show([1e-17, -0.0447213595]) == "[0, -0.045]"
-    assert answer_key.show(np.sqrt(1e-5)) == "0.00316" and answer_key.show("b") == '`"b"`'
+    assert answer_key.show(np.sqrt(1e-5)) == "0.00316" and answer_key.show("b") == "`b`"  # as typed below %%answer
 
 
 # ---------------------------------------------------------------- the glossary (notebook 14, section 3)

@@ -23,10 +23,24 @@ PLAN_FILE = Path(__file__).resolve().with_name("course.toml")
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"  # notebooks/NN-slug.ipynb; solutions/, checkpoints and scratch files are not
 INDEX_STEM = "00-index"
-# An exercise: `answer = None  # 在这里填写` followed by `lnlib.check("NN.name", answer)`.
-PLACEHOLDER = "answer = None  # 在这里填写"
-CHECK_CALL = re.compile(r'lnlib\.check\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*answer\s*\)')
-FUNCTION_CALL = re.compile(r'lnlib\.check_function\(\s*"([0-9]{2}\.[a-z0-9_]+)"\s*,\s*\w+\s*\)')
+# An exercise cell starts with the cell magic of lnlib.answers; its body is the learner's raw answer:
+#     %%answer NN.name                 %%code_exercise NN.name
+#     # 在下面一行写答案                  def f(...):
+#                                          ...  # 在这里填写
+ANSWER_MAGIC = "%%answer"
+CODE_MAGIC = "%%code_exercise"
+PLACEHOLDER = "# 在下面一行写答案"  # the body of an unanswered %%answer cell (IPython refuses an empty body)
+CHECK_CALL = re.compile(r"\A%%answer[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
+FUNCTION_CALL = re.compile(r"\A%%code_exercise[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
+REVEAL_TAG = "reveal"  # a code cell whose output shows a predict cell's answer (folded until the learner asks)
+REVEAL_SUMMARY = "想好了再展开：答案"  # the summary of a markdown <details> block that holds such an answer
+
+
+def answer_placeholder(name: str) -> str:
+    """The source of an unanswered %%answer cell."""
+    return f"{ANSWER_MAGIC} {name}\n{PLACEHOLDER}"
+
+
 REPOSITORY_FORMAT = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 PLACEHOLDER_REPOSITORY = "OWNER/REPO"
 

@@ -4,11 +4,12 @@
     python -m tools.make_student --out DIR
 
 For every notebooks/NN-slug.ipynb:
-- every exercise cell (one that calls `lnlib.check("NN.name", answer)`) is reset to its placeholder
-  `answer = None  # 在这里填写` + the check call (plain import lines of the cell are kept, nothing else), and its
-  outputs and execution count are cleared;
-- cells tagged `solution` (or `remove-cell`) and markdown `<details>` blocks whose summary mentions 答案 / 解答
-  are removed;
+- every answer cell (`%%answer NN.name`) is reset to its placeholder (the magic line and the comment
+  `# 在下面一行写答案`), and its outputs and execution count are cleared;
+- every `reveal`-tagged code cell (its output shows the answer of a predict cell above it) keeps its code but loses
+  its outputs, so nothing gives the answer away before the student runs it;
+- cells tagged `solution` (or `remove-cell`) and markdown `<details>` blocks whose summary mentions 答案 / 解答 / 参考
+  are removed, except the reveal blocks of predict cells (summary 想好了再展开：答案), which stay folded;
 - a sentence pointing at notebooks/solutions/ is replaced by one saying the teacher hands out the answers.
 Everything else (prose, tables, plots, generated navigation) is copied as is. notebooks/solutions/ is never copied.
 Notebooks added later (and to the plan, tools/course.toml) are picked up without edits; a notebook the plan does not
@@ -26,39 +27,32 @@ from pathlib import Path
 import nbformat
 
 from tools import course
-from tools.course import CHECK_CALL, PLACEHOLDER
+from tools.course import CHECK_CALL, REVEAL_SUMMARY, REVEAL_TAG, answer_placeholder
 
 DEFAULT_OUT = course.BUILD / "student"
 SOLUTION_TAGS = {"solution", "remove-cell"}
-SOLUTION_DETAILS = re.compile(r"<details>\s*<summary>[^<]*(答案|解答|参考)[^<]*</summary>.*?</details>\s*", re.S)
+SOLUTION_DETAILS = re.compile(
+    rf"<details>\s*<summary>(?!{REVEAL_SUMMARY}</summary>)[^<]*(答案|解答|参考)[^<]*</summary>.*?</details>\s*", re.S
+)
 SOLUTIONS_SENTENCE = re.compile(r"[^。\n]*notebooks/solutions/?[^。\n]*。?")
 TEACHER_SENTENCE = "参考答案由老师另行发放。"
 
 README = """# 学生版笔记本
 
-这些笔记本和课程正文相同，只是练习单元格都重置为 `answer = None  # 在这里填写`，不含参考答案。
-把 `answer = None` 改成你的答案再运行，`lnlib.check` 会告诉你对不对。运行前需要安装课程的 `lnlib` 包
+这些笔记本和课程正文相同，只是练习单元格都重置为空白，揭晓答案的输出也清空了，不含参考答案。
+把答案写在 `%%answer` 那一行的下面再运行，它会告诉你对不对。运行前需要安装课程的 `lnlib` 包
 （在课程仓库根目录运行 `make lab`，或 `pip install -r binder/requirements.txt` 再 `pip install .`）。
 """
 
 
-IMPORT_LINE = re.compile(r"^(import|from)\s+[\w.]+(\s+import\s+[\w., ]+)?(\s+as\s+\w+)?\s*$")
-
-
-def placeholder(names: list[str], imports: tuple[str, ...] = ()) -> str:
-    """The exercise cell as a student gets it: its import lines (if any), then one placeholder per check."""
-    body = "\n\n".join(f'{PLACEHOLDER}\nlnlib.check("{name}", answer)' for name in names)
-    return "\n".join(imports) + "\n\n" + body if imports else body
-
-
-def imports_of(source: str) -> tuple[str, ...]:
-    """Plain import lines are kept (00-index imports lnlib in its example cell); anything else may be a solution."""
-    return tuple(line.strip() for line in source.splitlines() if IMPORT_LINE.match(line.strip()))
+def placeholder(names: list[str]) -> str:
+    """The answer cell as a student gets it (one exercise per cell)."""
+    return "\n\n".join(answer_placeholder(name) for name in names)
 
 
 def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
     """Turn a notebook into its student copy in place; return counts of what was changed."""
-    stats = {"exercises": 0, "removed": 0}
+    stats = {"exercises": 0, "removed": 0, "folded": 0}
     cells = []
     for cell in nb.cells:
         if SOLUTION_TAGS & set(cell.metadata.get("tags", [])):
@@ -74,10 +68,14 @@ def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
         elif cell.cell_type == "code":
             names = CHECK_CALL.findall(cell.source)
             if names:
-                cell.source = placeholder(names, imports_of(cell.source))
+                cell.source = placeholder(names)
                 cell.outputs = []
                 cell.execution_count = None
                 stats["exercises"] += len(names)
+            elif REVEAL_TAG in cell.metadata.get("tags", []):
+                cell.outputs = []
+                cell.execution_count = None
+                stats["folded"] += 1
         cells.append(cell)
     nb.cells = cells
     return stats
@@ -105,7 +103,8 @@ def build(
         written.append(target)
         if not quiet:
             print(
-                f"{path.name}: {stats['exercises']} exercises reset, {stats['removed']} solution cells removed",
+                f"{path.name}: {stats['exercises']} exercises reset, {stats['folded']} reveal outputs cleared, "
+                f"{stats['removed']} solution cells removed",
                 flush=True,
             )
     (out / "README.md").write_text(README, encoding="utf-8")

@@ -17,9 +17,9 @@ row = 5 + 0.001 * np.array([-3.0, -1.0, 1.0, 3.0])
 centered = row - row.mean()
 ANSWERS["04.eps_inside_small"] = round(float(centered[0] / np.sqrt((centered**2).mean() + 1e-5)), 3)
 
-# 练习 1：常数行减去均值后全是 0；分母 √(0 + ε) > 0，所以每一维都是 0
+# 练习 1：常数行 [7, 7, 7, 7] 的 σ² = 0，ε = 10⁻⁴ 时分母是 √(0 + ε)
 row = np.array([7.0, 7.0, 7.0, 7.0])
-ANSWERS["04.constant_row"] = (row - row.mean()) / np.sqrt(((row - row.mean()) ** 2).mean() + 1e-5)
+ANSWERS["04.constant_row"] = float(np.sqrt(((row - row.mean()) ** 2).mean() + 1e-4))
 
 # 练习 2：÷ (d − 1) 的标准差，保留两位小数
 chi = np.array([20.0, 40.0, 60.0, 80.0])

@@ -17,11 +17,12 @@ feature_map = np.zeros((64, 7, 7))
 ANSWERS["07.image_mu_count"] = feature_map.mean(axis=0).size
 
 # 练习 2：bias=False 只剩 γ，d 个参数
-ANSWERS["07.param_no_bias"] = 768
+d = 1024
+ANSWERS["07.param_no_bias"] = d  # γ 有 d 个数，β 没有了
 
 
 # 练习 3：几行 numpy 写出 LayerNorm
-def my_layer_norm(x, gamma, beta, eps=1e-5):
+def layer_norm(x, gamma, beta, eps=1e-5):
     x = np.asarray(x, dtype=float)
     mu = x.mean(axis=-1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
@@ -29,4 +30,4 @@ def my_layer_norm(x, gamma, beta, eps=1e-5):
     return gamma * x_hat + beta
 
 
-FUNCTIONS["07.layer_norm"] = my_layer_norm
+FUNCTIONS["07.layer_norm"] = layer_norm

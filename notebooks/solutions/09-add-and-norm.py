@@ -4,14 +4,17 @@ import numpy as np
 
 ANSWERS = {}
 
-# 练习 1：DeepNorm 编码器 α = (2N)^(1/4)，N = 6
-ANSWERS["09.deepnorm_alpha"] = (2 * 6) ** 0.25
+# 正文 5（先算一算）：DeepNorm 编码器 α = (2N)^(1/4)，N = 6
+ANSWERS["09.predict_alpha"] = (2 * 6) ** 0.25
 
-# 练习 2：DeepNorm 编码器 β = (8N)^(−1/4)，N = 12
-ANSWERS["09.deepnorm_beta"] = (8 * 12) ** -0.25
+# 练习 1：DeepNorm 编码器 α = (2N)^(1/4)，N = 18
+ANSWERS["09.deepnorm_alpha"] = (2 * 18) ** 0.25
 
-# 练习 3：按 1/√L 的形状，6 层 → 24 层
-ANSWERS["09.pre_ratio"] = np.sqrt(6 / 24)
+# 练习 2：DeepNorm 编码器 β = (8N)^(−1/4)，N = 18
+ANSWERS["09.deepnorm_beta"] = (8 * 18) ** -0.25
+
+# 练习 3：按 1/√L 的形状，6 层 → 54 层
+ANSWERS["09.pre_ratio"] = np.sqrt(6 / 54)
 
 # 练习 4：先相加再归一化 = Post-LN
 ANSWERS["09.which_form"] = "post"

@@ -4,9 +4,13 @@ import numpy as np
 
 ANSWERS = {}
 
-# 练习 1：x / √(mean(x²))
+# 正文 1（先算一算）：苹果 x / √(mean(x²))
 x = np.array([2.0, 4.0, 6.0, 8.0])
 ANSWERS["11.rms_apple"] = x / np.sqrt((x**2).mean())
+
+# 练习 1：[1, 2, 2, 4] 的 RMS 是 √6.25 = 2.5
+small = np.array([1.0, 2.0, 2.0, 4.0])
+ANSWERS["11.rms_small"] = small / np.sqrt((small**2).mean())
 
 # 练习 2：LLaMA = pre-normalization + RMSNorm
 ANSWERS["11.llama_norm"] = "rmsnorm"

@@ -30,8 +30,8 @@ ANSWERS["12.dbeta"] = dY.sum(axis=0)
 # 练习 3：g − mean(g) 的和是 0，x̂ 的和也是 0，所以 Σdx = 0
 ANSWERS["12.sum_dx"] = float(np.sum(g - g.mean() - x_hat * (g * x_hat).mean()))
 
-# 练习 4：x 乘以 c = 4，dx 变为 1/c
-ANSWERS["12.scale"] = 1 / 4
+# 练习 4：x 乘以 c = 8，dx 变为 1/c
+ANSWERS["12.scale"] = 1 / 8
 
 
 # 练习 5：向量化的反向传播，任意前导维

@@ -6,6 +6,9 @@ from lnlib import numerics
 
 ANSWERS = {}
 
+# 正文 1（先猜一猜）：float32 里的一遍法 E[x²] − E[x]²，x = 10⁴ + [0, 1, 2, 3]
+ANSWERS["13.one_pass_f32"] = float(numerics.one_pass_variance((1e4 + np.arange(4.0)).astype(np.float32), np.float32))
+
 # 练习 1：float32 在 1e6 附近的间距
 ANSWERS["13.spacing"] = float(np.spacing(np.float32(1e6)))
 

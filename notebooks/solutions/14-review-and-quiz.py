@@ -55,10 +55,10 @@ ANSWERS["14.dgamma"] = (dy * x_hats).sum(axis=0)
 dx, _, _ = lnlib.layer_norm_backward(np.ones(4), x, eps=0)
 ANSWERS["14.dx_constant"] = dx
 
-# 练习 16：合并 (2, 1, 2) 和 (2, 5, 2)：M2 = M2a + M2b + δ²·na·nb/n；核对：[0, 2, 4, 6] 的偏差平方和
-delta = 5 - 1
+# 练习 16：合并 (2, 1, 2) 和 (2, 7, 2)：M2 = M2a + M2b + δ²·na·nb/n；核对：[0, 2, 6, 8] 的偏差平方和
+delta = 7 - 1
 ANSWERS["14.merge_m2"] = 2 + 2 + delta**2 * 2 * 2 / 4
-assert ANSWERS["14.merge_m2"] == ((np.array([0, 2, 4, 6]) - 3) ** 2).sum()
+assert ANSWERS["14.merge_m2"] == ((np.array([0, 2, 6, 8]) - 4) ** 2).sum()
 
 # 练习 17：一遍法在 float32 里被抵消成 0
 ANSWERS["14.one_pass"] = "b"

@@ -1,0 +1,148 @@
+"""Answer cells that cannot break a notebook: the `%%answer` and `%%code_exercise` cell magics.
+
+    %%answer 03.mean_apple
+    5
+
+    %%code_exercise 07.layer_norm
+    def layer_norm(x, gamma, beta, eps=1e-5):
+        ...
+
+An `%%answer` cell's body is raw text, never Python: numbers as people type them (Chinese or English commas, 顿号,
+spaces, full-width digits, with or without brackets; a matrix as nested brackets or one row per line), read by
+`text_input.parse_numbers`, the reader of the explorers' text boxes; a choice answer is the words themselves
+(quotes optional, Chinese welcome). The text goes to `lnlib.check(name, value)`. A `%%code_exercise` cell's body is
+compiled and run in a copy of the notebook's namespace; its function goes to `lnlib.check_function(name, fn)` and
+is then defined in the notebook too. Whatever the body holds — nothing, a typo, a syntax error, code that raises —
+the cell prints a Chinese message and never raises, so "Run All" always reaches the end of the notebook.
+
+Importing lnlib inside IPython registers both magics (`register`); `%load_ext lnlib` does it explicitly.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+from . import code_exercises, exercises
+from .text_input import parse_numbers
+
+__all__ = ["answer_cell", "code_exercise_cell", "read_answer", "register"]
+
+UNANSWERED = "还没有作答"
+_QUOTES = "\"'“”‘’「」『』"
+
+
+def _body(cell: str) -> str:
+    """The cell without its comment lines (`# …`) and surrounding blank space."""
+    return "\n".join(line for line in cell.splitlines() if not line.lstrip().startswith("#")).strip()
+
+
+def read_answer(name: str, text: str):
+    """The value `lnlib.check(name, …)` gets for the typed `text`: a str for a choice question, else a float64
+    array. Raises ValueError with a Chinese message when a number was asked for and the text holds none."""
+    if isinstance(exercises.EXERCISES[name].expected, str):
+        return " ".join(text.split()).strip(_QUOTES).strip()
+    return parse_numbers(text)
+
+
+def _name(line: str, known, magic: str) -> str | None:
+    name = line.strip()
+    if name in known:
+        return name
+    print(f"✗ 没有找到练习 “{name[:40]}”：单元格的第一行要写成 %%{magic} NN.名字。")
+    return None
+
+
+def answer_cell(line: str, cell: str) -> None:
+    """`%%answer NN.name`: read the body as an answer and check it; print, never raise."""
+    name = _name(line, exercises.EXERCISES, "answer")
+    if name is None:
+        return
+    text = _body(cell)
+    if not text:
+        print(f"{UNANSWERED}：在 %%answer {name} 下面一行写上你的答案，再运行这个单元格。（{name}）")
+        return
+    try:
+        value = read_answer(name, text)
+    except ValueError as err:
+        print(
+            f"✗ 没读懂这个答案（{name}）：{err}\n"
+            "  答案直接写在 %%answer 这一行下面：一个数写成 5，几个数写成 -3, -1, 1, 3（逗号、顿号或空格都行）。"
+        )
+        return
+    exercises.check(name, value)
+
+
+def _functions(ns: dict, filename: str) -> list[types.FunctionType]:
+    """The functions the body defined, in definition order."""
+    found = [v for v in ns.values() if isinstance(v, types.FunctionType) and v.__code__.co_filename == filename]
+    return sorted(found, key=lambda f: f.__code__.co_firstlineno)
+
+
+def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> None:
+    """`%%code_exercise NN.name`: run the body, hand its function to `lnlib.check_function`; print, never raise."""
+    name = _name(line, code_exercises.CODE_EXERCISES, "code_exercise")
+    if name is None:
+        return
+    if not _body(cell):
+        print(f"{UNANSWERED}：在 %%code_exercise {name} 下面写出你的函数，再运行这个单元格。（{name}）")
+        return
+    signature = getattr(code_exercises.CODE_EXERCISES[name], "signature", "")
+    wanted = signature.split("(")[0].strip()
+    filename = f"<练习 {name}>"
+    try:
+        code = compile(cell, filename, "exec")
+    except SyntaxError as err:
+        where = f"第 {err.lineno} 行" if err.lineno else "代码里"
+        print(
+            f"✗ 这段代码还不能运行（{name}）：{where}有语法错误（{err.msg}）。\n"
+            "  检查括号是否成对、def 那一行末尾的冒号、缩进，以及有没有混进中文标点（，：（）“”）。"
+        )
+        return
+    ns = dict(user_ns or {})
+    ns.setdefault("__builtins__", __builtins__)
+    try:
+        exec(code, ns)  # noqa: S102 - the learner's own code, in their own kernel
+    except Exception as err:  # noqa: BLE001 - report anything the learner's code raises, never stop Run All
+        lineno = next((f.tb_lineno for f in _frames(err) if f.tb_frame.f_code.co_filename == filename), None)
+        where = f"（第 {lineno} 行）" if lineno else ""
+        print(f"✗ 运行这段代码时出错了（{name}）{where}：{type(err).__name__}: {err}")
+        return
+    defined = _functions(ns, filename)
+    fn = next((f for f in defined if f.__name__ == wanted), defined[-1] if defined else None)
+    if fn is None:
+        print(f"✗ 没有找到函数（{name}）：请用 def 定义 {signature}。")
+        return
+    if user_ns is not None:
+        user_ns.update({f.__name__: f for f in defined})
+    code_exercises.check_function(name, fn)
+
+
+def _frames(err: BaseException):
+    tb = err.__traceback__
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+def register(shell=None) -> bool:
+    """Register `%%answer` and `%%code_exercise` with IPython (the running shell unless given); False outside it.
+
+    Importing lnlib calls this; it never imports IPython itself, so plain Python pays nothing for it."""
+    if shell is None:
+        ipython = sys.modules.get("IPython")
+        shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or not hasattr(shell, "register_magic_function"):
+        return False
+
+    def answer(line, cell):
+        answer_cell(line, cell)
+
+    def code_exercise(line, cell):
+        code_exercise_cell(line, cell, shell.user_ns)
+
+    answer.__doc__ = answer_cell.__doc__
+    code_exercise.__doc__ = code_exercise_cell.__doc__
+    shell.register_magic_function(answer, "cell", "answer")
+    shell.register_magic_function(code_exercise, "cell", "code_exercise")
+    return True
