@@ -159,8 +159,8 @@ def test_choice_answers_are_words_with_or_without_quotes(capsys):
 
 
 def test_a_wrong_answer_is_still_judged_with_its_named_mistake(capsys):
-    """The reader hands numbers to lnlib.check, whose diagnoses still apply: 20 for μ is 'forgot ÷ d'."""
-    out = run_answer("%%answer 03.mean_wo\n20", capsys)
+    """The reader hands numbers to lnlib.check, whose diagnoses still apply: 24 for 梨's μ is 'forgot ÷ d'."""
+    out = run_answer("%%answer 03.mean_wo\n24", capsys)
     assert out.startswith("✗") and "除以" in out
 
 
