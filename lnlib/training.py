@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _fast
 from . import transformer as tf
+from ._stats import running_update
 
 NORMS = ("none", "layer", "batch", "rms")
 FORMS = ("post", "pre", "none")
@@ -503,8 +504,8 @@ class MLP:
                 zhat, mean, var, stats = standardize(z, axis=-2)
                 if mode == "train":
                     n, m = z.shape[-2], 0.1
-                    self.bn_mean[i] = (1 - m) * self.bn_mean[i] + m * mean
-                    self.bn_var[i] = (1 - m) * self.bn_var[i] + m * var * n / (n - 1)
+                    self.bn_mean[i] = running_update(self.bn_mean[i], mean, m)
+                    self.bn_var[i] = running_update(self.bn_var[i], var, m, n)
             if self.norm != "none":
                 z = p[f"gamma{i}"][:, None] * zhat
                 if self.norm != "rms":

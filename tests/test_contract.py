@@ -212,20 +212,27 @@ def test_a_refused_batch_leaves_the_running_statistics_alone():
         ("running_var", [1.0, np.nan, 1.0]),
         ("gamma", [1.0, 2.0]),
         ("beta", "abc"),
+        ("eps", -1.0),
+        ("eps", float("nan")),
+        ("momentum", 2.0),
+        ("momentum", None),
+        ("momentum", -0.5),
+        ("training", "yes"),
     ],
 )
 @pytest.mark.parametrize("mode", ["train", "eval"])
-def test_a_bad_module_state_is_refused_before_any_update(attribute, value, mode):
-    """Issue 11, item 5: every attribute is checked before the running statistics change; the error names it."""
+def test_a_bad_module_state_is_refused_when_it_is_set(attribute, value, mode):
+    """Issue 11, item 5 and issue 30, item 4: an attribute is checked when it is assigned, the error names it, and
+    the module keeps its state and stays usable (before, a bad value was only refused by the next call)."""
     module = lnlib.BatchNorm(3)
     module(M)
     getattr(module, mode)()
-    setattr(module, attribute, value)
-    names = ("running_mean", "running_var", "gamma", "beta")
+    names = ("running_mean", "running_var", "gamma", "beta", "eps", "momentum", "training")
     before = {name: repr(getattr(module, name)) for name in names}  # repr: NaN compares equal to itself
     with pytest.raises((ValueError, TypeError), match=f"^{attribute}:"):
-        module(M)
+        setattr(module, attribute, value)
     assert {name: repr(getattr(module, name)) for name in names} == before
+    assert np.all(np.isfinite(module(M)))
 
 
 def test_lists_are_fine_module_state():
