@@ -129,6 +129,8 @@ BAD = [
     ("numerical_gradient-h-str", lambda: numerical_gradient(np.sum, V, h="1e-6"), TypeError, "h:"),
     ("numerical_gradient-h-inf", lambda: numerical_gradient(np.sum, V, h=10**400), ValueError, "h:"),
     ("numerical_gradient-f-vector", lambda: numerical_gradient(lambda a: a * 2, V), ValueError, "f:"),
+    ("numerical_gradient-f-bool", lambda: numerical_gradient(lambda a: bool(a[0] > 0), V), TypeError, "f:"),
+    ("numerical_gradient-f-np-bool", lambda: numerical_gradient(lambda a: a[0] > 0, V), TypeError, "f:"),
     ("numerical_gradient-f-text", lambda: numerical_gradient(lambda a: "loss", V), TypeError, "f:"),
     ("rms_norm-eps-beyond-float64", lambda: lnlib.rms_norm(V, eps=10**400), ValueError, "eps:"),
     ("backward-eps-beyond-float64", lambda: lnlib.layer_norm_backward(V, V, eps=10**400), ValueError, "eps:"),
