@@ -905,7 +905,7 @@ def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
         right.text(v, i, f" {v:.3f}", va="center", fontsize=9, color=INK)
     right.set_yticks(range(n), tokens)
     right.invert_yaxis()
-    right.set_xlim(0, np.log(m) * 1.25)
+    right.set_xlim(0, max(np.log(m), 1.0) * 1.25)  # one key: ln 1 = 0, the axis still needs a width
     right.set_xlabel("熵（nats）；虚线 = 均匀分布的 ln n")
     right.set_title("每行的熵：越小越「尖」", fontsize=10)
     if title:

@@ -135,6 +135,12 @@ BAD = [
     ("rms_norm-eps-beyond-float64", lambda: lnlib.rms_norm(V, eps=10**400), ValueError, "eps:"),
     ("backward-eps-beyond-float64", lambda: lnlib.layer_norm_backward(V, V, eps=10**400), ValueError, "eps:"),
     ("steps-x-memoryview", lambda: lnlib.layer_norm_steps(memoryview(b"abc")), TypeError, "x:"),
+    # transformer: softmax, attention (issue 30, item 6: the caller's own argument is named, never `z`)
+    ("attention-q-inf", lambda: lnlib.transformer.attention([[np.inf, 1.0]], [[1.0, 1.0]], [[1.0]]), ValueError, "q:"),
+    ("attention-k-nan", lambda: lnlib.transformer.attention([[1.0, 1.0]], [[np.nan, 1.0]], [[1.0]]), ValueError, "k:"),
+    ("attention_at_scale-inf", lambda: lnlib.transformer.attention_at_scale([[np.inf]], 1.0), ValueError, "matrix:"),
+    ("attention_at_scale-scale", lambda: lnlib.transformer.attention_at_scale(M, "2"), TypeError, "scale:"),
+    ("entropy-negative", lambda: lnlib.transformer.entropy([0.5, 0.7, -0.2]), ValueError, "p:"),
     # check
     ("check-name-int", lambda: lnlib.check(3, 5), TypeError, "name:"),
     ("check-name-unknown", lambda: lnlib.check("99.nope", 5), ValueError, "name:"),

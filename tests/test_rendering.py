@@ -182,3 +182,15 @@ def test_the_shared_mathtext_parser_leaves_every_pixel_as_it_was():
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     assert ours == buf.getvalue()
     assert isinstance(plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8])).canvas, FigureCanvasAgg)
+
+
+def test_a_one_token_attention_panel_does_not_warn():
+    """Issue 30, item 6: one key gave ln 1 = 0 and the x-limits (0, 0), with a matplotlib warning."""
+    import warnings
+
+    from lnlib import plots
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plots.attention_panel([[1.0]], ["我"], entropy=[0.0])
+    assert fig.axes[1].get_xlim()[1] > 0
