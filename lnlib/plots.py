@@ -27,6 +27,7 @@ from matplotlib.mathtext import MathTextParser
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
 from . import pitfalls
+from ._checks import as_real_array
 from .data import TOKENS
 from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own font with matplotlib
 from .groups import Selection
@@ -284,8 +285,20 @@ def inks_on(rgba) -> list[str]:
 # --- input checks ------------------------------------------------------------------------------------------
 
 
+def _eps_range(eps_range) -> tuple[float, float]:
+    """(low, high) of an ε axis: two positive finite numbers, low < high."""
+    try:
+        lo, hi = (float(v) for v in eps_range)
+    except (TypeError, ValueError):
+        raise TypeError(f"eps_range: expected (low, high), two positive numbers, got {eps_range!r:.40}") from None
+    if not (0 < lo < hi < np.inf):
+        raise ValueError(f"eps_range: expected 0 < low < high < inf, got {eps_range!r:.40}")
+    return lo, hi
+
+
 def _matrix(matrix, name: str = "matrix") -> np.ndarray:
-    values = np.asarray(matrix, dtype=np.float64)
+    """A drawable matrix through the input contract (no text, booleans or complex numbers), float64."""
+    values = as_real_array(matrix, name, min_ndim=0).astype(np.float64)
     if values.ndim != 2 or 0 in values.shape:
         raise ValueError(f"{name}: expected a non-empty 2-D matrix, got shape {values.shape}")
     if not np.all(np.isfinite(values)):
@@ -379,6 +392,7 @@ def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
 
 def stage_panels(steps: LayerNormSteps, *, affine: bool = False) -> list[tuple]:
     """The panels of `stage_bars`, left to right: (values, colour, title, dashed line at or None)."""
+    _steps(steps)
     mu, std_eps = float(steps.mean), float(steps.std_eps)
     panels = [
         (steps.x, COLORS["x"], f"输入 $x$（虚线：$\\mu$ = {mu:.4g}）", mu),
@@ -493,7 +507,8 @@ EPS_RANGE = (1e-8, 1.0)  # the ε axis of epsilon_plot (EpsilonExplorer keeps it
 
 def epsilon_guide_shown(effect: EpsilonEffect, eps_range=EPS_RANGE) -> bool:
     """Whether `epsilon_plot` shows its ε = σ² guide: when σ² lies on the ε axis."""
-    lo, hi = (float(v) for v in eps_range)
+    _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x)")
+    lo, hi = _eps_range(eps_range)
     return bool(np.sqrt(lo) <= effect.sigma <= np.sqrt(hi))
 
 

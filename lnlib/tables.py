@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import invariance
+from ._checks import as_real_array
 from .data import TOKENS
 from .groups import GroupStats
 from .invariance import ScaleShift, Verdict
@@ -259,8 +260,15 @@ def token_table(matrix, tokens=TOKENS, *, caption: str = "", highlight=None) -> 
 
 def stats_table(labels, columns: dict, *, caption: str = "", index_name: str = "") -> Table:
     """A small table of named statistics: one row per label, one column per entry of `columns`."""
+    if isinstance(labels, str | bytes) or not hasattr(labels, "__iter__"):
+        raise TypeError(f"labels: expected a list of row labels, got {labels!r:.40}")
     labels = list(labels)
-    data = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in columns.items()}
+    if not isinstance(columns, dict):
+        raise TypeError(f"columns: expected a dict {{name: values}}, got {type(columns).__name__}")
+    data = {
+        k: as_real_array(v, f"columns[{k!r:.40}]", min_ndim=0).astype(np.float64).reshape(-1)
+        for k, v in columns.items()
+    }
     for name, v in data.items():
         if v.size != len(labels):
             raise ValueError(f"columns: column {name!r} has {v.size} values for {len(labels)} labels")
