@@ -181,6 +181,10 @@ BAD = [
     ("tplots-batch-sizes", lambda: TP.batch_size_plot({"layer": [0.5]}, None), TypeError, "batch_sizes:"),
     ("tplots-select", lambda: TP.select(None, ["layer"], 1e-3, 0), TypeError, "grid:"),
     ("tplots-explorer-none", lambda: TP.explorer_figure({}, ["layer"], 1e-3, 0), ValueError, "variants:"),
+    ("plots-heatmap-text", lambda: lnlib.plots.value_heatmap([["a", "b"]], ["我"]), TypeError, "matrix:"),
+    ("plots-heatmap-complex", lambda: lnlib.plots.value_heatmap([[1 + 1j, 2]], ["我"]), TypeError, "matrix:"),
+    ("plots-token-bars-bool", lambda: lnlib.plots.token_bars([[True, False]], ["我"]), TypeError, "matrix:"),
+    ("plots-jacobian-text", lambda: lnlib.plots.jacobian_heatmap([["1", "2"], ["3", "4"]]), TypeError, "jac:"),
     ("scaling-figure", lambda: lnlib.attention_scaling_plot.scaling_figure(None), TypeError, "study:"),
     # check
     ("check-name-int", lambda: lnlib.check(3, 5), TypeError, "name:"),
