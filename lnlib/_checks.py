@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import decimal
+import math
 import numbers
 
 import numpy as np
@@ -23,6 +25,11 @@ def as_real_array(value, name: str, *, min_ndim: int = 1) -> np.ndarray:
         got = _describe(value)
         raise ValueError(f"{name}: expected a rectangular array of real numbers, got {got} ({err})") from None
     kind = arr.dtype.kind
+    if kind == "O":  # e.g. ints beyond int64, Fraction, Decimal: read each as float64 or name the one that is not
+        arr = _object_as_float(arr, value, name)
+        kind = "f"
+    elif kind in "iu" and isinstance(value, list | tuple) and _holds_bool(value):
+        raise TypeError(f"{name}: expected real numbers, got booleans mixed with numbers ({_describe(value)})")
     if kind in "US":
         raise TypeError(f"{name}: expected real numbers, got text ({arr.dtype})")
     if kind == "c":
@@ -32,14 +39,55 @@ def as_real_array(value, name: str, *, min_ndim: int = 1) -> np.ndarray:
     if kind not in "iuf":
         raise TypeError(f"{name}: expected real numbers, got {_describe(value)} with dtype {arr.dtype}")
     if arr.ndim < min_ndim:
-        raise ValueError(f"{name}: expected at least {min_ndim} dimension(s), got a scalar of shape {arr.shape}")
+        got = "a scalar" if arr.ndim == 0 else f"{arr.ndim} dimension(s)"
+        raise ValueError(f"{name}: expected at least {min_ndim} dimension(s), got {got} (shape {arr.shape})")
     if arr.dtype.type not in FLOAT_DTYPES:
-        arr = arr.astype(np.float64)
+        with np.errstate(over="ignore"):
+            wide = arr.astype(np.float64)
+        if kind == "f" and np.any(np.isinf(wide) & np.isfinite(arr)):  # longdouble beyond float64
+            big = arr[np.isinf(wide) & np.isfinite(arr)].reshape(-1)[0]
+            raise ValueError(f"{name}: expected numbers within float64, got {big!r:.40} ({arr.dtype})")
+        arr = wide
     return arr
 
 
 def _describe(value) -> str:
     return f"a {type(value).__name__}"
+
+
+def _holds_bool(value, depth: int = 0) -> bool:
+    """Whether a (nested) list or tuple holds a bool: [1, True, 0] would otherwise pass as integers."""
+    if depth > 32:
+        return False
+    return any(
+        isinstance(v, bool | np.bool_) or (isinstance(v, list | tuple) and _holds_bool(v, depth + 1)) for v in value
+    )
+
+
+def _object_as_float(arr: np.ndarray, value, name: str) -> np.ndarray:
+    """An object array of real numbers (ints beyond int64, Fraction, Decimal) as float64; the first element that
+    is not a real number, or lies beyond float64, is named with its position."""
+    out = np.empty(arr.shape, dtype=np.float64)
+    for index, v in np.ndenumerate(arr):
+        where = f"element {list(index)}" if index else "the value"
+        if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real | decimal.Decimal):
+            what = f"text {v!r:.40}" if isinstance(v, str | bytes) else f"of type {type(v).__name__}"
+            raise TypeError(f"{name}: expected real numbers, {where} is {what}")
+        try:
+            f = float(v)
+        except (OverflowError, ValueError):
+            f = math.inf
+        if math.isinf(f) and not _is_infinite(v):
+            raise ValueError(f"{name}: expected numbers within float64, {where} is too large ({str(v)[:12]}…)")
+        out[index] = f
+    return out
+
+
+def _is_infinite(v) -> bool:
+    try:
+        return v in (math.inf, -math.inf) or (hasattr(v, "is_infinite") and v.is_infinite())
+    except TypeError:
+        return False
 
 
 def normalized_axes(axis, ndim: int, name: str = "axis") -> tuple[int, ...]:

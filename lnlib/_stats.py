@@ -196,6 +196,103 @@ def moments(x: np.ndarray, axes: tuple[int, ...], *, center: bool = True) -> Mom
     return Moments(s.reshape(keep), mean.reshape(keep), var.reshape(keep), shift.reshape(keep))
 
 
+# ---- running statistics (BatchNorm): PyTorch's rule, and the same rule on numbers kept as m·2^e ----------------
+
+
+def running_update(old, batch, momentum: float, count: int | None = None):
+    """new = (1 − momentum)·old + momentum·batch, the running-statistics rule of PyTorch's BatchNorm, in float64.
+
+    count: the batch statistic is a biased variance over `count` values, made unbiased as ·count/(count − 1)
+    (in this order: momentum·batch·count/(count − 1)). lnlib/training.py's BatchNorm uses this; lnlib.BatchNorm
+    uses `Scaled.updated`, the same operations on numbers that cannot overflow or underflow.
+    """
+    if count is None:
+        return (1 - momentum) * old + momentum * batch
+    return (1 - momentum) * old + momentum * batch * count / (count - 1)
+
+
+_NO_EXP = np.iinfo(np.int64).min // 4  # the exponent of a zero term: below every real one, never overflows when added
+
+
+def _pow2_exponent(scale: np.ndarray) -> np.ndarray:
+    """k with scale = 2^k for an array of powers of two (row scales)."""
+    return (np.frexp(scale)[1] - 1).astype(np.int64)
+
+
+class Scaled(NamedTuple):
+    """Real numbers m·2^e: m a float64 with 0.5 ≤ |m| < 1 (or 0, or ±inf/NaN with e = 0), e an int64.
+
+    Their range has no end, so statistics of data at 1e-300 or 1e300 (a variance of 1e-600 or 1e600) are kept
+    to float64 precision. Every operation below rounds like the float64 formula it mirrors whenever that formula
+    meets only normal numbers (multiplying by a power of two is exact): the same bits in the ordinary range.
+    """
+
+    mant: np.ndarray
+    exp: np.ndarray
+
+    @classmethod
+    def of(cls, values, exp=0) -> Scaled:
+        """values·2^exp (values float64, exp an int or an int64 array), normalized."""
+        m, e = np.frexp(np.asarray(values, dtype=np.float64))
+        return cls(m, e.astype(np.int64) + exp)
+
+    @classmethod
+    def from_moments(cls, m: Moments, count: int | None = None) -> tuple[Scaled, Scaled]:
+        """A batch's mean and variance (unbiased as ·count/(count − 1) when count is given), flattened, exact."""
+        k = _pow2_exponent(m.scale).reshape(-1)
+        mean = cls.of((m.mean + m.shift).reshape(-1), k)
+        var = m.var.reshape(-1)
+        var = cls.of(var if count is None else var * count / (count - 1), 2 * k)
+        return mean, var
+
+    def value(self) -> np.ndarray:
+        """As float64: ±inf beyond its range, subnormal or 0 below it (the honest float64 view)."""
+        with np.errstate(over="ignore", under="ignore"):
+            return np.ldexp(self.mant, self.exp)
+
+    def plus(self, other: Scaled) -> Scaled:
+        """self + other, rounded once (after aligning both at the larger exponent)."""
+        return _aligned_sum(self.mant, self.exp, other.mant, other.exp)
+
+    def updated(self, batch: Scaled, momentum: float, count: int | None = None) -> Scaled:
+        """`running_update(self, batch, momentum, count)`: the same operations in the same order."""
+        w_old, w_new = math.frexp(1 - momentum), math.frexp(momentum)
+        with np.errstate(invalid="ignore"):  # an inf kept with weight 0 is dropped below, not multiplied
+            p1 = self.mant * w_old[0] if w_old[0] else np.zeros_like(self.mant)
+            p2 = batch.mant * w_new[0] if w_new[0] else np.zeros_like(batch.mant)
+        if count is not None:
+            p2 = p2 * count / (count - 1)
+        return _aligned_sum(p1, self.exp + w_old[1], p2, batch.exp + w_new[1])
+
+    def standardized(self, x64: np.ndarray, var: Scaled, eps: float) -> np.ndarray:
+        """(x − self)/√(var + ε) in float64 (self and var broadcast over x's last axis): the numerator aligned
+        per element, the root taken of a mantissa with an even exponent, so nothing overflows or underflows
+        on the way; the result is ±inf or 0 only when it is beyond float64 itself."""
+        d = var.plus(Scaled.of(eps))
+        odd = d.exp % 2 != 0
+        root = np.sqrt(np.where(odd, d.mant * 2, d.mant))
+        half = (d.exp - odd) // 2
+        mx, ex = np.frexp(x64)
+        ex = ex.astype(np.int64)
+        top = np.maximum(np.where(mx == 0, _NO_EXP, ex), np.where(self.mant == 0, _NO_EXP, self.exp))
+        top = np.where(top == _NO_EXP, 0, top)
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            num = np.ldexp(mx, ex - top) - np.ldexp(self.mant, self.exp - top)
+            return np.ldexp(num / root, top - half)
+
+
+def _aligned_sum(m1, e1, m2, e2) -> Scaled:
+    """m1·2^e1 + m2·2^e2 as a normalized `Scaled` (zero terms do not count for the alignment)."""
+    m1, m2 = np.broadcast_arrays(np.asarray(m1, dtype=np.float64), np.asarray(m2, dtype=np.float64))
+    e1 = np.where(m1 == 0, _NO_EXP, e1)
+    e2 = np.where(m2 == 0, _NO_EXP, e2)
+    top = np.maximum(e1, e2)
+    top = np.where(top == _NO_EXP, 0, top)
+    with np.errstate(under="ignore", invalid="ignore"):
+        total = np.ldexp(m1, np.maximum(e1 - top, -2000)) + np.ldexp(m2, np.maximum(e2 - top, -2000))
+    return Scaled.of(total, np.where(np.isfinite(total), top, 0))
+
+
 def to_dtype(values: np.ndarray, dtype) -> np.ndarray:
     """Cast a float64 result to the caller's dtype once, without an overflow warning (inf is the honest value)."""
     with np.errstate(over="ignore"):

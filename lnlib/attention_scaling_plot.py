@@ -18,6 +18,9 @@ def _sig(values) -> str:
 def scaling_figure(study: ScalingStudy) -> Figure:
     """Left: var(q·k) and var(q·k/√d) against d, with the line var = d. Right: mean softmax entropy with and
     without the division, with the uniform entropy ln(n_keys) for reference."""
+    if not isinstance(study, ScalingStudy):
+        got = type(study).__name__
+        raise TypeError(f"study: expected the result of lnlib.attention_scaling.scaling_study(...), got {got}")
     use_cjk_font()
     d = study.dims
     alt = (

@@ -61,20 +61,25 @@ def numerical_gradient(f, x, h: float = 1e-6) -> np.ndarray:
     grad = np.zeros_like(arr)
     flat, out = arr.reshape(-1), grad.reshape(-1)
     for i in range(flat.size):
-        old = flat[i]
-        flat[i] = old + h
-        up = _scalar_value(f(arr))
-        flat[i] = old - h
-        down = _scalar_value(f(arr))
-        flat[i] = old
+        up = _scalar_value(f(_moved(arr, i, flat[i] + h)))  # a fresh copy each call: f may change its argument
+        down = _scalar_value(f(_moved(arr, i, flat[i] - h)))
         out[i] = (up - down) / (2 * h)
     return grad
+
+
+def _moved(arr: np.ndarray, i: int, value: float) -> np.ndarray:
+    """A copy of arr with its i-th element (C order) set to value."""
+    probe = arr.copy()
+    probe.reshape(-1)[i] = value
+    return probe
 
 
 def _scalar_value(value) -> float:
     """f(x) must be one real number (a loss); a vector or a string gets an error naming f."""
     arr = np.asarray(value)
-    if arr.dtype.kind not in "iufb":
+    if arr.dtype.kind == "b":  # True − False = 1 would pass for a slope
+        raise TypeError(f"f: expected f(x) to return a real number, got a boolean {value!r:.40}")
+    if arr.dtype.kind not in "iuf":
         raise TypeError(f"f: expected f(x) to return a real number, got {type(value).__name__} {value!r:.40}")
     if arr.size != 1:
         raise ValueError(f"f: expected f(x) to return one number (a scalar loss), got an array of shape {arr.shape}")

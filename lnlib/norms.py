@@ -18,7 +18,7 @@ from ._checks import (
     param_array,
     result_dtype,
 )
-from ._stats import affine, moments, to_dtype
+from ._stats import Scaled, affine, moments, to_dtype
 
 
 def _output(xhat64: np.ndarray, x: np.ndarray, gamma, beta, dtype=None) -> np.ndarray:
@@ -88,6 +88,9 @@ def _check_batch_size(arr, batch_axes):
         )
 
 
+MAX_FEATURES = 2**24  # BatchNorm's num_features: far beyond any lesson, far below exhausting memory
+
+
 class BatchNorm:
     """BatchNorm with running statistics, features LAST: x is (N, C) or (N, T, C).
 
@@ -95,26 +98,115 @@ class BatchNorm:
     new = (1 − momentum)·old + momentum·batch, using the UNBIASED batch variance (PyTorch's convention).
     Eval mode normalizes with the running statistics.
 
-    `gamma`, `beta`, `running_mean` and `running_var` may be reassigned (lists are fine): every call checks them
-    first (shape (C,), finite, running_var ≥ 0 or +inf) and names the attribute; a call that fails changes nothing.
+    The running statistics are kept as m·2^e (`_stats.Scaled`), so a batch at 1e-300 or 1e300 (a variance of
+    1e-600 or 1e600) is remembered and used exactly; `running_mean` and `running_var` show them as float64
+    (±inf or 0 only when the value itself is beyond float64). A call either succeeds or changes nothing, and the
+    module never becomes unusable: every attribute is checked when it is set (lists are fine: shape (C,),
+    finite, running_var ≥ 0 or +inf, 0 ≤ momentum ≤ 1, ε ≥ 0) and the error names it; a training batch holding
+    NaN or inf is refused (it would leave NaN in the running statistics), eval mode normalizes it element by element.
     """
 
     def __init__(self, num_features: int, *, eps: float = 1e-5, momentum: float = 0.1):
         if isinstance(num_features, bool) or not isinstance(num_features, int | np.integer):
-            raise TypeError(f"num_features: expected a positive int, got {num_features!r}")
-        if num_features < 1:
-            raise ValueError(f"num_features: expected a positive int, got {num_features!r}")
-        self.eps = check_eps(eps)
-        momentum = check_nonnegative(momentum, "momentum")
-        if momentum > 1:
-            raise ValueError(f"momentum: expected a number in [0, 1], got {momentum!r}")
-        self.num_features = int(num_features)
+            raise TypeError(f"num_features: expected a positive int, got {num_features!r:.60}")
+        if not 1 <= num_features <= MAX_FEATURES:
+            got = (
+                repr(num_features)
+                if abs(num_features) < 10**20
+                else f"{str(num_features)[:8]}… ({len(str(num_features))} digits)"
+            )
+            raise ValueError(f"num_features: expected a positive int ≤ {MAX_FEATURES}, got {got}")
+        self._num_features = int(num_features)
+        self.eps = eps
         self.momentum = momentum
-        self.running_mean = np.zeros(self.num_features)
-        self.running_var = np.ones(self.num_features)
-        self.gamma = np.ones(self.num_features)
-        self.beta = np.zeros(self.num_features)
+        self.running_mean = np.zeros(self._num_features)
+        self.running_var = np.ones(self._num_features)
+        self.gamma = np.ones(self._num_features)
+        self.beta = np.zeros(self._num_features)
         self.training = True
+
+    # ---- the module's state: checked when it is set, so that no call can meet a bad one ----
+
+    @property
+    def num_features(self) -> int:
+        return self._num_features
+
+    @property
+    def eps(self) -> float:
+        return self._eps
+
+    @eps.setter
+    def eps(self, value) -> None:
+        self._eps = check_eps(value)
+
+    @property
+    def momentum(self) -> float:
+        return self._momentum
+
+    @momentum.setter
+    def momentum(self, value) -> None:
+        if value is None:
+            raise TypeError("momentum: expected a number in [0, 1], got None (a cumulative average is not supported)")
+        momentum = check_nonnegative(value, "momentum")
+        if momentum > 1:
+            raise ValueError(f"momentum: expected a number in [0, 1], got {value!r}")
+        self._momentum = momentum
+
+    @property
+    def training(self) -> bool:
+        return self._training
+
+    @training.setter
+    def training(self, value) -> None:
+        if not isinstance(value, bool | np.bool_):
+            raise TypeError(f"training: expected True or False, got {value!r:.60}")
+        self._training = bool(value)
+
+    @property
+    def gamma(self) -> np.ndarray:
+        return self._gamma
+
+    @gamma.setter
+    def gamma(self, value) -> None:
+        self._gamma = self._checked("gamma", value)
+
+    @property
+    def beta(self) -> np.ndarray:
+        return self._beta
+
+    @beta.setter
+    def beta(self, value) -> None:
+        self._beta = self._checked("beta", value)
+
+    @property
+    def running_mean(self) -> np.ndarray:
+        """The running mean as float64 (read-only: assign a new value instead)."""
+        return _read_only(self._mean.value())
+
+    @running_mean.setter
+    def running_mean(self, value) -> None:
+        self._mean = Scaled.of(self._checked("running_mean", value))
+
+    @property
+    def running_var(self) -> np.ndarray:
+        """The running variance as float64 (read-only: assign a new value instead); +inf beyond float64."""
+        return _read_only(self._var.value())
+
+    @running_var.setter
+    def running_var(self, value) -> None:
+        arr = self._checked("running_var", value, allow_inf=True)
+        if np.any(arr < 0):
+            raise ValueError(f"running_var: a variance cannot be negative, got {arr.tolist()}")
+        self._var = Scaled.of(arr)
+
+    def _checked(self, name: str, value, *, allow_inf: bool = False) -> np.ndarray:
+        """γ, β or a running statistic as a learner may assign it (a list is fine): a read-only float64 copy."""
+        arr = as_real_array(value, name, min_ndim=0)
+        if arr.shape != (self._num_features,):
+            raise ValueError(f"{name}: expected shape ({self._num_features},), one value per feature, got {arr.shape}")
+        if np.any(np.isnan(arr)) or not (allow_inf or np.all(np.isfinite(arr))) or np.any(arr == -np.inf):
+            raise ValueError(f"{name}: expected finite numbers, got {arr.tolist()}")
+        return _read_only(arr.astype(np.float64))
 
     def train(self) -> BatchNorm:
         self.training = True
@@ -126,47 +218,42 @@ class BatchNorm:
 
     def __call__(self, x) -> np.ndarray:
         arr = as_real_array(x, "x", min_ndim=2)
-        if arr.ndim > 3 or arr.shape[-1] != self.num_features:
+        if arr.ndim > 3 or arr.shape[-1] != self._num_features:
             raise ValueError(
-                f"x: expected shape (N, {self.num_features}) or (N, T, {self.num_features}), got {arr.shape}"
+                f"x: expected shape (N, {self._num_features}) or (N, T, {self._num_features}), got {arr.shape}"
             )
         batch_axes = tuple(range(arr.ndim - 1))
-        gamma, beta = self._param("gamma"), self._param("beta")
-        running_mean, running_var = self._param("running_mean"), self._param("running_var", allow_inf=True)
-        if np.any(running_var < 0):
-            raise ValueError(f"running_var: a variance cannot be negative, got {running_var.tolist()}")
-        if not self.training:
+        if not self._training:
             if arr.size == 0:
                 raise ValueError(f"x: got an empty batch of shape {arr.shape}; there is nothing to normalize")
-            with np.errstate(over="ignore", invalid="ignore"):
-                xhat = (arr - running_mean) / np.sqrt(running_var + self.eps)
-            return _output(xhat, arr, gamma, beta, arr.dtype)  # the module's float64 γ, β keep x's dtype
+            xhat = self._mean.standardized(arr.astype(np.float64), self._var, self._eps)
+            return _output(xhat, arr, self._gamma, self._beta, arr.dtype)  # the module's float64 γ, β keep x's dtype
         check_nonempty(arr, batch_axes)
         _check_batch_size(arr, batch_axes)
+        finite = np.isfinite(arr).reshape(-1, self._num_features).all(axis=0)
+        if not finite.all():
+            features = np.flatnonzero(~finite).tolist()
+            raise ValueError(
+                f"x: a training batch updates the running statistics and must be finite; feature(s) {features} "
+                "hold NaN or inf (the module is unchanged; eval mode normalizes such a batch)"
+            )
         m = moments(arr, batch_axes)
         n = int(np.prod([arr.shape[a] for a in batch_axes]))
-        y = _output(m.xhat(arr, self.eps), arr, gamma, beta, arr.dtype)
-        with np.errstate(over="ignore", invalid="ignore"):  # a variance beyond float64 (|x| ~ 1e308) is inf, silently
-            new_mean = (1 - self.momentum) * running_mean + self.momentum * m.mu().reshape(-1)
-            new_var = (1 - self.momentum) * running_var + self.momentum * m.variance().reshape(-1) * n / (n - 1)
-        self.running_mean, self.running_var = new_mean, new_var  # only now: a failed call leaves the module as it was
+        y = _output(m.xhat(arr, self._eps), arr, self._gamma, self._beta, arr.dtype)
+        batch_mean, batch_var = Scaled.from_moments(m)
+        new_mean = self._mean.updated(batch_mean, self._momentum)
+        new_var = self._var.updated(batch_var, self._momentum, n)
+        self._mean, self._var = new_mean, new_var  # only now: a failed call leaves the module as it was
         return y
 
-    def _param(self, name: str, *, allow_inf: bool = False) -> np.ndarray:
-        """γ, β or a running statistic as currently set on the module (a learner may assign a list): checked.
-
-        running_var may be +inf: the honest running variance of data beyond float64 (|x| ~ 1e154 and more).
-        """
-        arr = as_real_array(getattr(self, name), name, min_ndim=0)
-        if arr.shape != (self.num_features,):
-            raise ValueError(f"{name}: expected shape ({self.num_features},), one value per feature, got {arr.shape}")
-        if np.any(np.isnan(arr)) or not (allow_inf or np.all(np.isfinite(arr))) or np.any(arr == -np.inf):
-            raise ValueError(f"{name}: expected finite numbers, got {arr.tolist()}")
-        return arr.astype(np.float64)
-
     def __repr__(self) -> str:
-        mode = "train" if self.training else "eval"
-        return f"BatchNorm({self.num_features}, eps={self.eps:g}, momentum={self.momentum:g}, mode={mode})"
+        mode = "train" if self._training else "eval"
+        return f"BatchNorm({self._num_features}, eps={self._eps:g}, momentum={self._momentum:g}, mode={mode})"
+
+
+def _read_only(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
 
 
 def rms_norm(x, gamma=None, *, eps: float = 1e-6, axis=-1) -> np.ndarray:

@@ -14,6 +14,7 @@ what lies behind it (`ink_on` picks black or white for text on coloured cells).
 from __future__ import annotations
 
 import io
+import math
 import numbers
 import re
 
@@ -27,6 +28,7 @@ from matplotlib.mathtext import MathTextParser
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
 from . import pitfalls
+from ._checks import as_real_array
 from .data import TOKENS
 from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own font with matplotlib
 from .groups import Selection
@@ -284,8 +286,20 @@ def inks_on(rgba) -> list[str]:
 # --- input checks ------------------------------------------------------------------------------------------
 
 
+def _eps_range(eps_range) -> tuple[float, float]:
+    """(low, high) of an ε axis: two positive finite numbers, low < high."""
+    try:
+        lo, hi = (float(v) for v in eps_range)
+    except (TypeError, ValueError):
+        raise TypeError(f"eps_range: expected (low, high), two positive numbers, got {eps_range!r:.40}") from None
+    if not (0 < lo < hi < np.inf):
+        raise ValueError(f"eps_range: expected 0 < low < high < inf, got {eps_range!r:.40}")
+    return lo, hi
+
+
 def _matrix(matrix, name: str = "matrix") -> np.ndarray:
-    values = np.asarray(matrix, dtype=np.float64)
+    """A drawable matrix through the input contract (no text, booleans or complex numbers), float64."""
+    values = as_real_array(matrix, name, min_ndim=0).astype(np.float64)
     if values.ndim != 2 or 0 in values.shape:
         raise ValueError(f"{name}: expected a non-empty 2-D matrix, got shape {values.shape}")
     if not np.all(np.isfinite(values)):
@@ -331,17 +345,40 @@ def _steps(steps) -> np.ndarray:
 # --- bars ---------------------------------------------------------------------------------------------------
 
 
-def _bars(ax, values, color, title, *, ylim=None, hline=None):
+DRAW_LIMIT = 1e300  # matplotlib works out spans and margins in float64: larger values are drawn in units of 10^k
+
+
+def _display_factor(*arrays) -> float:
+    """1, or the power of ten 10^k ≤ peak |value| when the peak is beyond DRAW_LIMIT (8e307 − (−8e307) would
+    overflow inside matplotlib): the axis then reads in units of 10^k, the labels keep the true values."""
+    peaks = [
+        float(np.max(np.abs(a))) for a in (np.asarray(a, dtype=np.float64) for a in arrays if a is not None) if a.size
+    ]
+    peak = max(peaks, default=0.0)
+    return 10.0 ** math.floor(math.log10(peak)) if peak >= DRAW_LIMIT else 1.0
+
+
+def _factor_label(factor: float) -> str:
+    return f"单位：{number(factor)}"
+
+
+def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
     values = np.asarray(values, dtype=np.float64)
+    factor = _display_factor(values, hline) if factor is None else factor
+    shown = values / factor if factor != 1 else values
     positions = np.arange(1, values.size + 1)
-    ax.bar(positions, values, color=color, edgecolor=INK, linewidth=0.6)
+    ax.bar(positions, shown, color=color, edgecolor=INK, linewidth=0.6)
     ax.axhline(0, color=GUIDE, linewidth=0.8, gid="guide")
     if hline is not None:
-        ax.axhline(hline, color=ACCENT, linestyle="--", linewidth=1.2, gid="guide")
-    for p, v in zip(positions, values, strict=True):
+        ax.axhline(hline / factor, color=ACCENT, linestyle="--", linewidth=1.2, gid="guide")
+    if factor != 1:
+        ax.set_ylabel(_factor_label(factor), fontsize=8)
+        if ylim is not None:
+            ylim = tuple(v / factor for v in ylim)
+    for p, v, h in zip(positions, values, shown, strict=True):
         ax.annotate(
             number(v),
-            (p, v),
+            (p, h),
             ha="center",
             va="bottom" if v >= 0 else "top",
             fontsize=8,
@@ -379,6 +416,7 @@ def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
 
 def stage_panels(steps: LayerNormSteps, *, affine: bool = False) -> list[tuple]:
     """The panels of `stage_bars`, left to right: (values, colour, title, dashed line at or None)."""
+    _steps(steps)
     mu, std_eps = float(steps.mean), float(steps.std_eps)
     panels = [
         (steps.x, COLORS["x"], f"输入 $x$（虚线：$\\mu$ = {mu:.4g}）", mu),
@@ -403,8 +441,9 @@ def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -
         f"每个 token 一幅，画出它的 {values.shape[1]} 维：{rows}。",
     )
     axes = fig.subplots(1, len(tokens), sharey=sharey)
+    factor = _display_factor(values) if sharey else None  # one shared axis: one unit for every panel
     for ax, token, row in zip(np.atleast_1d(axes), tokens, values, strict=True):
-        _bars(ax, row, COLORS["x"], token)
+        _bars(ax, row, COLORS["x"], token, factor=factor)
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
@@ -493,7 +532,8 @@ EPS_RANGE = (1e-8, 1.0)  # the ε axis of epsilon_plot (EpsilonExplorer keeps it
 
 def epsilon_guide_shown(effect: EpsilonEffect, eps_range=EPS_RANGE) -> bool:
     """Whether `epsilon_plot` shows its ε = σ² guide: when σ² lies on the ε axis."""
-    lo, hi = (float(v) for v in eps_range)
+    _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x)")
+    lo, hi = _eps_range(eps_range)
     return bool(np.sqrt(lo) <= effect.sigma <= np.sqrt(hi))
 
 
@@ -579,11 +619,14 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
         f"{n} × {d} 的热图（蓝色为负，红色为正，颜色范围 ±{number(limit)}），每格写着数值：{rows}。",
     )
     ax = fig.subplots()
-    image = ax.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
+    factor = _display_factor(values, limit)
+    image = ax.imshow(values / factor, cmap="RdBu_r", vmin=-limit / factor, vmax=limit / factor, aspect="auto")
     _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 11)
     ax.set_xticks(range(d), [dim_label(j + 1) for j in range(d)])
     ax.set_yticks(range(n), tokens)
-    fig.colorbar(image, ax=ax, shrink=0.8)
+    bar = fig.colorbar(image, ax=ax, shrink=0.8)
+    if factor != 1:
+        bar.set_label(_factor_label(factor), fontsize=8)
     if title:
         ax.set_title(title, fontsize=10)
     return fig
@@ -603,13 +646,16 @@ def jacobian_heatmap(jac, *, title: str = "") -> Figure:
         f"{d} × {d} 的雅可比矩阵热图，第 i 行第 j 列是 ∂y_i/∂x_j（蓝色为负，红色为正）：{rows}。",
     )
     ax = fig.subplots()
-    image = ax.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit)
+    factor = _display_factor(values)
+    image = ax.imshow(values / factor, cmap="RdBu_r", vmin=-limit / factor, vmax=limit / factor)
     _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 10)
     ax.set_xticks(range(d), [f"$x_{{{j + 1}}}$" for j in range(d)])
     ax.set_yticks(range(d), [f"$y_{{{i + 1}}}$" for i in range(d)])
     ax.set_xlabel(r"对输入 $x_j$ 求导")
     ax.set_ylabel(r"输出 $y_i$")
-    fig.colorbar(image, ax=ax, shrink=0.8)
+    bar = fig.colorbar(image, ax=ax, shrink=0.8)
+    if factor != 1:
+        bar.set_label(_factor_label(factor), fontsize=8)
     ax.set_title(title or r"雅可比矩阵 $\partial y_i / \partial x_j$", fontsize=10)
     return fig
 
@@ -905,7 +951,7 @@ def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
         right.text(v, i, f" {v:.3f}", va="center", fontsize=9, color=INK)
     right.set_yticks(range(n), tokens)
     right.invert_yaxis()
-    right.set_xlim(0, np.log(m) * 1.25)
+    right.set_xlim(0, max(np.log(m), 1.0) * 1.25)  # one key: ln 1 = 0, the axis still needs a width
     right.set_xlabel("熵（nats）；虚线 = 均匀分布的 ln n")
     right.set_title("每行的熵：越小越「尖」", fontsize=10)
     if title:

@@ -13,12 +13,14 @@ notebook does not pay for importing pandas (about a third of a second in every k
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import invariance
+from ._checks import as_real_array
 from .data import TOKENS
 from .groups import GroupStats
 from .invariance import ScaleShift, Verdict
@@ -30,6 +32,7 @@ from .labels import (
     WHOLE_TABLE,
     dim_labels,
     layer_labels,
+    number,
     residual_form,
     vector_text,
 )
@@ -63,6 +66,7 @@ __all__ = [
 ]
 
 PRECISION = 3
+FIXED_BELOW = 1e15  # cells from here on are written in scientific notation (float64 has no more digits)
 HIGHLIGHT_COLOR = "#fde68a"  # pale yellow behind highlighted cells
 HIGHLIGHT_TEXT = "#111827"  # text on the highlight, set explicitly (a dark theme's light text would vanish): 14:1
 _UUID_PLACEHOLDER = "lnuuidplaceholder"
@@ -146,6 +150,8 @@ class Table:
         if isinstance(v, (float, np.floating)):
             if np.isnan(v):
                 return self.na_rep
+            if abs(v) >= FIXED_BELOW:  # 1e100 in fixed point is 101 digits of float noise: `number`'s 1e+100
+                return number(v)
             text = f"{v:.{self.precision}f}"
             return text[1:] if text.startswith("-") and not text.strip("-0.") else text
         return str(v)
@@ -177,18 +183,21 @@ class Table:
             css += [f"  background-color: {HIGHLIGHT_COLOR};", f"  color: {HIGHLIGHT_TEXT};", "}"]
         lines = ['<style type="text/css">', *css, "</style>", f'<table id="{t}">']
         if self.caption:
-            lines.append(f"  <caption>{self.caption}</caption>")
+            lines.append(f"  <caption>{_text(self.caption)}</caption>")
         lines += ["  <thead>", "    <tr>", '      <th class="blank level0" >&nbsp;</th>']
         for j, c in enumerate(g.columns):
-            lines.append(f'      <th id="{t}_level0_col{j}" class="col_heading level0 col{j}" >{c}</th>')
+            lines.append(f'      <th id="{t}_level0_col{j}" class="col_heading level0 col{j}" >{_text(c)}</th>')
         lines.append("    </tr>")
         if g.index_name is not None:
-            lines += ["    <tr>", f'      <th class="index_name level0" >{g.index_name}</th>']
+            lines += ["    <tr>", f'      <th class="index_name level0" >{_text(g.index_name)}</th>']
             lines += [f'      <th class="blank col{j}" >&nbsp;</th>' for j in range(len(g.columns))]
             lines.append("    </tr>")
         lines += ["  </thead>", "  <tbody>"]
         for i, (label, row) in enumerate(zip(g.index, g.cells, strict=True)):
-            lines += ["    <tr>", f'      <th id="{t}_level0_row{i}" class="row_heading level0 row{i}" >{label}</th>']
+            lines += [
+                "    <tr>",
+                f'      <th id="{t}_level0_row{i}" class="row_heading level0 row{i}" >{_text(label)}</th>',
+            ]
             for j, v in enumerate(row):
                 lines.append(f'      <td id="{t}_row{i}_col{j}" class="data row{i} col{j}" >{self._format(v)}</td>')
             lines.append("    </tr>")
@@ -225,6 +234,15 @@ class Table:
         return self.to_text()
 
 
+_REFERENCE = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+
+
+def _text(value) -> str:
+    """A label or caption as HTML text: < and > escaped (a token named <script> is shown, never run), and & where
+    it would start a character reference; a plain & (Ba, Kiros & Hinton) stays as it is, so tables render as before."""
+    return _REFERENCE.sub("&amp;", str(value)).replace("<", "&lt;").replace(">", "&gt;")
+
+
 def stage_table(steps: LayerNormSteps, *, affine: bool = False, caption: str = "") -> Table:
     """One row per stage of a single vector: x, μ, x − μ, σ², σ, √(σ²+ε), x̂, (γ, β,) y.
 
@@ -259,8 +277,15 @@ def token_table(matrix, tokens=TOKENS, *, caption: str = "", highlight=None) -> 
 
 def stats_table(labels, columns: dict, *, caption: str = "", index_name: str = "") -> Table:
     """A small table of named statistics: one row per label, one column per entry of `columns`."""
+    if isinstance(labels, str | bytes) or not hasattr(labels, "__iter__"):
+        raise TypeError(f"labels: expected a list of row labels, got {labels!r:.40}")
     labels = list(labels)
-    data = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in columns.items()}
+    if not isinstance(columns, dict):
+        raise TypeError(f"columns: expected a dict {{name: values}}, got {type(columns).__name__}")
+    data = {
+        k: as_real_array(v, f"columns[{k!r:.40}]", min_ndim=0).astype(np.float64).reshape(-1)
+        for k, v in columns.items()
+    }
     for name, v in data.items():
         if v.size != len(labels):
             raise ValueError(f"columns: column {name!r} has {v.size} values for {len(labels)} labels")

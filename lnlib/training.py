@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _fast
 from . import transformer as tf
+from ._stats import running_update
 
 NORMS = ("none", "layer", "batch", "rms")
 FORMS = ("post", "pre", "none")
@@ -415,10 +416,41 @@ def _check_int(name: str, value, low: int) -> int:
 
 def _check_lr(lr, name: str = "lr") -> float:
     if isinstance(lr, bool) or not isinstance(lr, int | float | np.integer | np.floating):
-        raise TypeError(f"{name}: expected a finite number > 0, got {lr!r}")
-    if not (math.isfinite(lr) and lr > 0):
-        raise ValueError(f"{name}: expected a finite number > 0, got {lr!r}")
-    return float(lr)
+        raise TypeError(f"{name}: expected a finite number > 0, got {lr!r:.60}")
+    try:
+        value = float(lr)
+    except OverflowError:  # an int beyond float64 (10**400)
+        value = math.inf
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name}: expected a finite number > 0, got {_short(lr)}")
+    return value
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text)} characters)"
+
+
+MAX_DEPTH, MAX_WIDTH = 256, 2048  # far beyond the lessons (depth ≤ 50, width ≤ 256), far below exhausting memory
+
+
+def _check_size(depth, width) -> tuple[int, int]:
+    depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"depth: expected at most {MAX_DEPTH} blocks, got {_short(depth)}")
+    if width > MAX_WIDTH:
+        raise ValueError(f"width: expected at most {MAX_WIDTH} units, got {_short(width)}")
+    return depth, width
+
+
+def _check_record_steps(record_steps) -> list[int]:
+    if isinstance(record_steps, int | np.integer):
+        raise TypeError(f"record_steps: expected a list of steps (e.g. (0, -1)), got the single int {record_steps!r}")
+    try:
+        steps = list(record_steps)
+    except TypeError:
+        raise TypeError(f"record_steps: expected a list of steps (e.g. (0, -1)), got {record_steps!r:.60}") from None
+    return [_check_int("record_steps", s, -1) for s in steps]
 
 
 def _check_choice(name: str, value, choices) -> str:
@@ -503,8 +535,8 @@ class MLP:
                 zhat, mean, var, stats = standardize(z, axis=-2)
                 if mode == "train":
                     n, m = z.shape[-2], 0.1
-                    self.bn_mean[i] = (1 - m) * self.bn_mean[i] + m * mean
-                    self.bn_var[i] = (1 - m) * self.bn_var[i] + m * var * n / (n - 1)
+                    self.bn_mean[i] = running_update(self.bn_mean[i], mean, m)
+                    self.bn_var[i] = running_update(self.bn_var[i], var, m, n)
             if self.norm != "none":
                 z = p[f"gamma{i}"][:, None] * zhat
                 if self.norm != "rms":
@@ -641,12 +673,12 @@ def train_mlp_runs(
     same as `train_mlp(norm, lr=lr, warmup_steps=warmup_steps, …)` would give."""
     norm = _check_choice("norm", norm, NORMS)
     settings = _check_settings(settings)
-    depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
+    depth, width = _check_size(depth, width)
     steps, seed = _check_int("steps", steps, 1), _check_int("seed", seed, 0)
     batch_size = _check_int("batch_size", batch_size, 2 if norm == "batch" else 1)
     if batch_size > POINTS:
         raise ValueError(f"batch_size: expected at most {POINTS} (the training set), got {batch_size}")
-    record = [_check_int("record_steps", s, -1) for s in record_steps]
+    record = _check_record_steps(record_steps)
     rng = np.random.default_rng(seed)
     model = MLP(norm, depth, width, rng, runs=len(settings))
     x_train, y_train = spiral(seed=0)
@@ -870,7 +902,7 @@ def train_transformer_runs(
     the same as `train_transformer(form, lr=lr, warmup_steps=warmup_steps, …)` would give."""
     form = _check_choice("form", form, FORMS)
     settings = _check_settings(settings)
-    depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
+    depth, width = _check_size(depth, width)
     steps, seed = _check_int("steps", steps, 1), _check_int("seed", seed, 0)
     batch_size = _check_int("batch_size", batch_size, 1)
     rng = np.random.default_rng(seed)
@@ -954,12 +986,25 @@ def sweep(model: str, variants, lrs, warmups=(0,), **kwargs) -> dict[tuple, Run]
     )
     if train is None:
         raise ValueError(f"model: expected 'mlp' or 'transformer', got {model!r}")
+    lrs, warmups, variants = (
+        _as_list(name, v) for name, v in (("lrs", lrs), ("warmups", warmups), ("variants", variants))
+    )
     settings = [(lr, w) for lr in lrs for w in warmups]
     grid = {}
     for v in variants:
         for (lr, w), run in zip(settings, train(v, settings, **kwargs), strict=True):
             grid[(v, lr, w)] = run
     return grid
+
+
+def _as_list(name: str, values) -> list:
+    """A non-empty list of the values a sweep tries (a single number or text is refused, not iterated)."""
+    if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name}: expected a list of values to try, got {values!r:.60}")
+    out = list(values)
+    if not out:
+        raise ValueError(f"{name}: expected at least one value to try, got an empty {type(values).__name__}")
+    return out
 
 
 def final_loss(run: Run, last: int = 20) -> float:

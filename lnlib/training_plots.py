@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 
 from .labels import number, vector_text
 from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, use_cjk_font
+from .training import Run, Snapshot
 
 BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
 NAMES = {
@@ -46,6 +47,38 @@ _EXTRA = [
     (BLUE, ":", "^"),
     (YELLOW, (0, (5, 1, 1, 1)), "s"),
 ]
+
+
+def _mapping(value, name: str, kind: type, what: str) -> dict:
+    """A non-empty dict whose values are `kind` (Run, Snapshot): refused by name otherwise."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{name}: expected a dict of {what}, got {type(value).__name__}")
+    if not value:
+        raise ValueError(f"{name}: expected at least one entry ({what}), got an empty dict")
+    for key, item in value.items():
+        if not isinstance(item, kind):
+            raise TypeError(f"{name}: expected {what}; the entry {key!r:.40} is a {type(item).__name__}")
+    return value
+
+
+def _series(value, name: str, key=None) -> np.ndarray:
+    """A 1-D sequence of real numbers (NaN allowed: a diverged run), refused by name otherwise."""
+    where = name if key is None else f"{name}[{key!r:.40}]"
+    if isinstance(value, str | bytes) or value is None:
+        raise TypeError(f"{where}: expected a list of numbers, got {type(value).__name__}")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: expected a list of numbers, got {type(value).__name__}") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{where}: expected a non-empty list of numbers, got shape {arr.shape}")
+    return arr
+
+
+def _check_smooth(smooth) -> int:
+    if isinstance(smooth, bool) or not isinstance(smooth, int | np.integer) or smooth < 1:
+        raise ValueError(f"smooth: expected a positive int (steps averaged), got {smooth!r:.40}")
+    return int(smooth)
 
 
 def style(key, i: int = 0) -> dict:
@@ -114,6 +147,8 @@ def loss_curves(
 ) -> Figure:
     """Training loss against step, one line per run (a running mean over `smooth` steps); a big × ends a run that
     diverged. With grad_norms=True a second panel shows the global gradient norm of every step."""
+    _mapping(runs, "runs", Run, "runs (lnlib.training.Run)")
+    smooth = _check_smooth(smooth)
     use_cjk_font()
     averaged = f"最近 {smooth} 步的平均" if smooth > 1 else ""
     scale = "，".join(filter(None, [averaged, "对数刻度" if logy else ""]))
@@ -158,6 +193,8 @@ def layer_scales(before: dict, after: dict, *, title: str = "") -> Figure:
     """2 × 2 panels: per-layer standard deviation of the activations (top) and of their gradients (bottom),
     at initialization (left) and after training (right); one line per normalization. `before`/`after` map a
     variant to a `Snapshot`."""
+    _mapping(before, "before", Snapshot, "snapshots (Run.snapshots[step])")
+    _mapping(after, "after", Snapshot, "snapshots (Run.snapshots[step])")
     use_cjk_font()
     parts = []
     for snaps, when in ((before, "初始化时"), (after, "训练之后")):
@@ -193,6 +230,17 @@ def layer_scales(before: dict, after: dict, *, title: str = "") -> Figure:
 def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure:
     """Histograms of the activations (after ReLU) of a few layers, at initialization and after training; one
     column per variant. Values are shown on a log-spaced axis so tiny and large scales both read."""
+    _mapping(before, "before", Snapshot, "snapshots (Run.snapshots[step])")
+    _mapping(after, "after", Snapshot, "snapshots (Run.snapshots[step])")
+    if set(after) != set(before):
+        raise ValueError(f"after: expected the variants of before {list(before)}, got {list(after)}")
+    depth = min(len(s.activations) for s in (*before.values(), *after.values()))
+    if isinstance(layers, str | bytes) or not hasattr(layers, "__iter__"):
+        raise TypeError(f"layers: expected a list of layer numbers, got {layers!r:.40}")
+    layers = tuple(layers)
+    for layer in layers:
+        if isinstance(layer, bool) or not isinstance(layer, int | np.integer) or not 1 <= layer <= depth:
+            raise ValueError(f"layers: expected layer numbers from 1 to {depth}, got {layer!r:.40}")
     use_cjk_font()
     keys = list(before)
     parts = []
@@ -247,8 +295,17 @@ def sweep_plot(
 
     first_loss: draw a dotted guide line at first_loss / 2, labelled `guide_label` (default: what it is, "half of
     <first_loss>"). A guide only: `lnlib.training.trains` compares each run with its OWN first loss."""
+    lrs = _series(lrs, "lrs")
+    if not isinstance(final_losses, dict) or not final_losses:
+        raise TypeError(f"final_losses: expected a non-empty dict {{variant: losses}}, got {final_losses!r:.40}")
+    for key, values in final_losses.items():
+        if _series(values, "final_losses", key).size != lrs.size:
+            raise ValueError(f"final_losses[{key!r:.40}]: expected {lrs.size} values, one per learning rate")
+    if not any(np.isfinite(np.asarray(v, dtype=np.float64)).any() for v in final_losses.values()):
+        raise ValueError("final_losses: every run diverged (all NaN); there is no loss to draw")
+    if first_loss is not None and not (isinstance(first_loss, int | float) and np.isfinite(first_loss)):
+        raise TypeError(f"first_loss: expected a finite number or None, got {first_loss!r:.40}")
     use_cjk_font()
-    lrs = np.asarray(lrs, dtype=np.float64)
     lines = []
     for key, values in final_losses.items():
         values = np.asarray(values, dtype=np.float64)
@@ -296,6 +353,15 @@ def sweep_plot(
 def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的批量大小", title: str = "") -> Figure:
     """Held-out accuracy against a batch size (of training or of evaluation), one line per setting: keyed by a
     variant ("layer", "batch") or by any other label (e.g. "BatchNorm，用这一批自己的统计量")."""
+    sizes = _series(batch_sizes, "batch_sizes")
+    if not np.all(sizes > 0):
+        raise ValueError(f"batch_sizes: expected positive sizes, got {sizes.tolist()}")
+    if not isinstance(accuracy, dict) or not accuracy:
+        raise TypeError(f"accuracy: expected a non-empty dict {{setting: accuracies}}, got {accuracy!r:.40}")
+    for key, values in accuracy.items():
+        if _series(values, "accuracy", key).size != sizes.size:
+            raise ValueError(f"accuracy[{key!r:.40}]: expected {sizes.size} values, one per batch size")
+    batch_sizes = list(batch_sizes)
     use_cjk_font()
     lines = "；".join(f"{label(k)} = {vector_text(v)}" for k, v in accuracy.items())
     alt = (
@@ -324,10 +390,18 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
 def select(grid: dict, variants, lr: float, warmup: int) -> dict:
     """The runs of `grid` ({(variant, lr, warmup): Run}) for the chosen variants at one learning rate and warm-up,
     keyed (variant, warmup) for the plot legend."""
+    if not isinstance(grid, dict):
+        raise TypeError(
+            f"grid: expected {{(variant, lr, warmup): Run}} from lnlib.training.sweep, got {type(grid).__name__}"
+        )
+    if isinstance(variants, str) or not hasattr(variants, "__iter__"):
+        raise TypeError(f"variants: expected a list of variants, got {variants!r:.40}")
     return {(v, warmup): grid[(v, lr, warmup)] for v in variants if (v, lr, warmup) in grid}
 
 
 def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str = "") -> Figure:
     """The explorer's picture for one choice (also the notebook's static cell)."""
     runs = select(grid, variants, lr, warmup)
+    if not runs:
+        raise ValueError(f"variants: none of {list(variants)!r:.60} was trained at lr = {lr!r}, warm-up {warmup!r}")
     return loss_curves(runs, grad_norms=True, title=title or f"学习率 {lr:g}，warm-up {warmup} 步")

@@ -11,7 +11,7 @@ from collections import OrderedDict
 import ipywidgets as widgets
 
 from .live import LiveFigure
-from .training import final_loss
+from .training import Run, final_loss
 from .training_plots import explorer_figure, label, select
 from .widgets import Explorer
 
@@ -44,8 +44,14 @@ class TrainingExplorer(Explorer):
     CACHE_SIZE = 128
 
     def __init__(self, grids: dict, model: str | None = None, *, ready: bool = True):
+        if not isinstance(grids, dict):
+            raise TypeError(
+                f"grids: expected {{name: grid}}, each grid from training.sweep, got {type(grids).__name__}"
+            )
         if not grids:
             raise ValueError("grids: expected at least one grid of runs")
+        for name, grid in grids.items():
+            _check_grid(name, grid)
         if model is not None and model not in grids:
             raise ValueError(f"model: expected one of {list(grids)}, got {model!r}")
         self.grids = grids
@@ -164,3 +170,17 @@ class TrainingExplorer(Explorer):
                 self.frame(state)
                 self._prefetch_later()
                 return
+
+
+def _check_grid(name, grid) -> None:
+    """One grid of runs as training.sweep returns it: a non-empty {(variant, lr, warmup_steps): Run}."""
+    if not isinstance(grid, dict):
+        raise TypeError(f"grids: the grid {name!r} must be a dict from training.sweep, got {type(grid).__name__}")
+    if not grid:
+        raise ValueError(f"grids: the grid {name!r} holds no runs (expected {{(variant, lr, warmup_steps): Run}})")
+    for key, run in grid.items():
+        if not (isinstance(key, tuple) and len(key) == 3) or not isinstance(run, Run):
+            raise TypeError(
+                f"grids: the grid {name!r} must map (variant, lr, warmup_steps) to a Run (training.sweep), "
+                f"got {key!r:.60} → {type(run).__name__}"
+            )

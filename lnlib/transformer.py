@@ -13,6 +13,8 @@ DeepNorm (Wang et al. 2022):     x_{l+1} = LN(α·x_l + F(x_l)),  F's weights in
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +47,16 @@ def softmax(z, axis: int = -1) -> np.ndarray:
         raise ValueError(
             "z: a slice along `axis` has no finite logit (all −inf, every position masked); its softmax is undefined"
         )
-    shifted = arr - top
+    return _softmax_shifted(arr, top, 0, axis)
+
+
+def _softmax_shifted(t: np.ndarray, top: np.ndarray, exp, axis: int = -1) -> np.ndarray:
+    """softmax of the logits t·2^exp (exp an int, or ints broadcasting against t), top = max t along `axis`:
+    exp((t − top)·2^exp), normalized. A difference beyond float64 (1e308 − (−1e308)) is −inf: weight 0."""
+    with np.errstate(over="ignore"):
+        shifted = t - top
+        if np.any(exp):
+            shifted = np.ldexp(shifted, exp)
     e = np.exp(shifted)
     return e / e.sum(axis=axis, keepdims=True)
 
@@ -53,6 +64,8 @@ def softmax(z, axis: int = -1) -> np.ndarray:
 def entropy(p, axis: int = -1) -> np.ndarray:
     """Shannon entropy −Σ p·ln p (in nats) of each distribution along `axis`; 0·ln 0 counts as 0."""
     arr = as_real_array(p, "p").astype(np.float64)
+    if np.any(arr < 0):
+        raise ValueError(f"p: expected probabilities ≥ 0, got a negative value ({arr[arr < 0].reshape(-1)[0]:g})")
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(arr > 0, -arr * np.log(np.where(arr > 0, arr, 1.0)), 0.0)
     return terms.sum(axis=axis)
@@ -66,7 +79,33 @@ def attention_logits(q, k, scale: float | None = None) -> np.ndarray:
         raise ValueError(f"k: expected the last dimension of q ({q.shape[-1]}), got shape {k.shape}")
     if scale is None:
         scale = 1.0 / np.sqrt(q.shape[-1])
-    return (q @ np.swapaxes(k, -1, -2)) * scale
+    with np.errstate(over="ignore", invalid="ignore"):  # a score beyond float64 is ±inf (honest)
+        return (q @ np.swapaxes(k, -1, -2)) * scale
+
+
+def _attention_weights(q: np.ndarray, k: np.ndarray, scale: float, scores: np.ndarray, allowed=None) -> np.ndarray:
+    """softmax(Q Kᵀ · scale) over the keys, right for any finite Q and K (checked float64 arrays); `scores` is
+    the plain float64 Q Kᵀ · scale, used as it is whenever it is finite (ordinary inputs: the same bits as ever).
+
+    When a score lies beyond float64 (|q|, |k| ~ 1e160), the scores are computed as t·2^e instead: each query
+    and key row divided by a power of two near its peak (exact), the row's scores aligned at its largest
+    exponent; softmax only needs the differences t − max t, scaled back (−inf beyond float64: weight 0).
+    """
+    if np.all(np.isfinite(scores)):
+        return softmax(scores if allowed is None else np.where(allowed, scores, -np.inf))
+    a, b = _row_exponents(q), _row_exponents(k)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        s = (np.ldexp(q, -a[..., None]) @ np.swapaxes(np.ldexp(k, -b[..., None]), -1, -2)) * scale
+        top_b = np.max(b, axis=-1, keepdims=True)
+        t = np.ldexp(s, b[..., None, :] - top_b[..., None])
+    if allowed is not None:
+        t = np.where(allowed, t, -np.inf)
+    return _softmax_shifted(t, np.max(t, axis=-1, keepdims=True), a[..., :, None] + top_b[..., None])
+
+
+def _row_exponents(x: np.ndarray) -> np.ndarray:
+    """e with 2^(e−1) ≤ peak |x| < 2^e for each row (last axis); 0 for zero rows."""
+    return np.frexp(np.max(np.abs(x), axis=-1))[1].astype(np.int64)
 
 
 def attention(q, k, v, *, scale: float | None = None, mask=None):
@@ -76,13 +115,19 @@ def attention(q, k, v, *, scale: float | None = None, mask=None):
     Every query must keep at least one key: a fully masked row has no softmax, so it raises ValueError naming
     `mask` (as does a mask of another shape or dtype), never a NaN row.
     """
-    logits = attention_logits(q, k, scale)
+    q = as_real_array(q, "q", min_ndim=2).astype(np.float64)
+    k = as_real_array(k, "k", min_ndim=2).astype(np.float64)
+    for name, arr in (("q", q), ("k", k)):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}: expected finite numbers, got NaN or inf")
+    if scale is None:
+        scale = 1.0 / np.sqrt(q.shape[-1])
+    scores = attention_logits(q, k, scale)
     v = as_real_array(v, "v", min_ndim=2).astype(np.float64)
-    if mask is not None:
-        allowed = _mask(mask, logits.shape)
-        logits = np.where(allowed, logits, -np.inf)
-    weights = softmax(logits)
-    return weights @ v, weights
+    allowed = None if mask is None else _mask(mask, scores.shape)
+    weights = _attention_weights(q, k, scale, scores, allowed)
+    with np.errstate(over="ignore", invalid="ignore"):  # weights ≤ 1: beyond float64 only where v is
+        return weights @ v, weights
 
 
 def _mask(mask, shape: tuple[int, ...]) -> np.ndarray:
@@ -105,7 +150,13 @@ def _mask(mask, shape: tuple[int, ...]) -> np.ndarray:
 def attention_at_scale(matrix, scale: float) -> np.ndarray:
     """softmax(scale · X Xᵀ / √d) for a token matrix X (Q = K = X): the weights of notebook 10's slider."""
     x = as_real_array(matrix, "matrix", min_ndim=2).astype(np.float64)
-    return softmax(scale * attention_logits(x, x))
+    if not np.all(np.isfinite(x)):
+        raise ValueError("matrix: expected finite numbers, got NaN or inf")
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not math.isfinite(scale):
+        raise TypeError(f"scale: expected a finite real number, got {scale!r:.40}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = scale * attention_logits(x, x)
+    return _attention_weights(x, x, scale / np.sqrt(x.shape[-1]), scores)
 
 
 # ---------------------------------------------------------------- feed-forward blocks and residual stacks (notebook 09)

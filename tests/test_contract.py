@@ -6,12 +6,18 @@ of the traceback is a file inside lnlib/ — never from deep inside numpy, and i
 from __future__ import annotations
 
 import traceback
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import lnlib
+import lnlib.attention_scaling_plot
+import lnlib.plots
+import lnlib.tables
+from lnlib import training as T
+from lnlib import training_plots as TP
 from lnlib import widgets
 from lnlib.grad import numerical_gradient
 
@@ -129,10 +135,57 @@ BAD = [
     ("numerical_gradient-h-str", lambda: numerical_gradient(np.sum, V, h="1e-6"), TypeError, "h:"),
     ("numerical_gradient-h-inf", lambda: numerical_gradient(np.sum, V, h=10**400), ValueError, "h:"),
     ("numerical_gradient-f-vector", lambda: numerical_gradient(lambda a: a * 2, V), ValueError, "f:"),
+    ("numerical_gradient-f-bool", lambda: numerical_gradient(lambda a: bool(a[0] > 0), V), TypeError, "f:"),
+    ("numerical_gradient-f-np-bool", lambda: numerical_gradient(lambda a: a[0] > 0, V), TypeError, "f:"),
     ("numerical_gradient-f-text", lambda: numerical_gradient(lambda a: "loss", V), TypeError, "f:"),
     ("rms_norm-eps-beyond-float64", lambda: lnlib.rms_norm(V, eps=10**400), ValueError, "eps:"),
     ("backward-eps-beyond-float64", lambda: lnlib.layer_norm_backward(V, V, eps=10**400), ValueError, "eps:"),
     ("steps-x-memoryview", lambda: lnlib.layer_norm_steps(memoryview(b"abc")), TypeError, "x:"),
+    # transformer: softmax, attention (issue 30, item 6: the caller's own argument is named, never `z`)
+    ("attention-q-inf", lambda: lnlib.transformer.attention([[np.inf, 1.0]], [[1.0, 1.0]], [[1.0]]), ValueError, "q:"),
+    ("attention-k-nan", lambda: lnlib.transformer.attention([[1.0, 1.0]], [[np.nan, 1.0]], [[1.0]]), ValueError, "k:"),
+    ("attention_at_scale-inf", lambda: lnlib.transformer.attention_at_scale([[np.inf]], 1.0), ValueError, "matrix:"),
+    ("attention_at_scale-scale", lambda: lnlib.transformer.attention_at_scale(M, "2"), TypeError, "scale:"),
+    ("entropy-negative", lambda: lnlib.transformer.entropy([0.5, 0.7, -0.2]), ValueError, "p:"),
+    # issue 30, item 8: named errors that were missing
+    ("ln-x-int-beyond-float64", lambda: lnlib.layer_norm([10**400, 1]), ValueError, "x: expected numbers within"),
+    ("ln-x-decimal-beyond", lambda: lnlib.layer_norm([Decimal("1e400"), 1]), ValueError, "element [0]"),
+    ("ln-x-none-element", lambda: lnlib.layer_norm([1.0, None]), TypeError, "element [1]"),
+    ("ln-x-bool-mixed", lambda: lnlib.layer_norm([1, True, 0]), TypeError, "x: expected real numbers, got booleans"),
+    ("ln-x-nested-bool", lambda: lnlib.layer_norm([[1, 2], [False, 3]]), TypeError, "x:"),
+    ("ln-x-longdouble", lambda: lnlib.layer_norm(np.array([np.longdouble("1e400"), 1])), ValueError, "x: expected"),
+    ("BatchNorm-1d-message", lambda: bn(3)(V), ValueError, "got 1 dimension(s) (shape (3,))"),
+    ("BatchNorm-features-huge", lambda: bn(10**400), ValueError, "num_features:"),
+    ("BatchNorm-features-memory", lambda: bn(10**12), ValueError, "num_features:"),
+    ("train-lr-beyond-float64", lambda: T.train_mlp("layer", lr=10**400), ValueError, "lr:"),
+    ("train-record-steps-int", lambda: T.train_mlp("layer", record_steps=5), TypeError, "record_steps:"),
+    ("train-depth-huge", lambda: T.train_mlp("layer", depth=10**18), ValueError, "depth:"),
+    ("train-width-huge", lambda: T.train_transformer("pre", width=10**9), ValueError, "width:"),
+    ("sweep-lrs-None", lambda: T.sweep("mlp", ["layer"], None), TypeError, "lrs:"),
+    ("sweep-lrs-empty", lambda: T.sweep("mlp", ["layer"], []), ValueError, "lrs:"),
+    ("sweep-warmups-int", lambda: T.sweep("mlp", ["layer"], [1e-3], warmups=0), TypeError, "warmups:"),
+    ("explorer-grid-empty", lambda: _training_explorer({"MLP": {}}), ValueError, "grids:"),
+    ("explorer-grid-list", lambda: _training_explorer({"MLP": [1]}), TypeError, "grids:"),
+    ("plots-guide-effect", lambda: lnlib.plots.epsilon_guide_shown(None), TypeError, "effect:"),
+    ("plots-guide-range", lambda: lnlib.plots.epsilon_guide_shown(_effect(), (1.0, 0.1)), ValueError, "eps_range:"),
+    ("plots-stage-panels", lambda: lnlib.plots.stage_panels([1.0, 2.0]), TypeError, "steps:"),
+    ("tables-stats-labels", lambda: lnlib.tables.stats_table(5, {}), TypeError, "labels:"),
+    ("tables-stats-columns", lambda: lnlib.tables.stats_table(["a"], [1.0]), TypeError, "columns:"),
+    ("tables-stats-text", lambda: lnlib.tables.stats_table(["a"], {"μ": "1"}), TypeError, "columns['μ']:"),
+    ("tplots-loss-curves", lambda: TP.loss_curves([1.0, 2.0]), TypeError, "runs:"),
+    ("tplots-loss-curves-item", lambda: TP.loss_curves({"layer": [1.0]}), TypeError, "runs:"),
+    ("tplots-layer-scales", lambda: TP.layer_scales({}, {}), ValueError, "before:"),
+    ("tplots-histograms", lambda: TP.activation_histograms(None, None), TypeError, "before:"),
+    ("tplots-sweep-lrs", lambda: TP.sweep_plot({"layer": [1.0]}, None), TypeError, "lrs:"),
+    ("tplots-sweep-losses", lambda: TP.sweep_plot({"layer": [1.0, 2.0]}, [1e-3]), ValueError, "final_losses"),
+    ("tplots-batch-sizes", lambda: TP.batch_size_plot({"layer": [0.5]}, None), TypeError, "batch_sizes:"),
+    ("tplots-select", lambda: TP.select(None, ["layer"], 1e-3, 0), TypeError, "grid:"),
+    ("tplots-explorer-none", lambda: TP.explorer_figure({}, ["layer"], 1e-3, 0), ValueError, "variants:"),
+    ("plots-heatmap-text", lambda: lnlib.plots.value_heatmap([["a", "b"]], ["我"]), TypeError, "matrix:"),
+    ("plots-heatmap-complex", lambda: lnlib.plots.value_heatmap([[1 + 1j, 2]], ["我"]), TypeError, "matrix:"),
+    ("plots-token-bars-bool", lambda: lnlib.plots.token_bars([[True, False]], ["我"]), TypeError, "matrix:"),
+    ("plots-jacobian-text", lambda: lnlib.plots.jacobian_heatmap([["1", "2"], ["3", "4"]]), TypeError, "jac:"),
+    ("scaling-figure", lambda: lnlib.attention_scaling_plot.scaling_figure(None), TypeError, "study:"),
     # check
     ("check-name-int", lambda: lnlib.check(3, 5), TypeError, "name:"),
     ("check-name-unknown", lambda: lnlib.check("99.nope", 5), ValueError, "name:"),
@@ -144,6 +197,16 @@ BAD = [
     ("parse-nan", lambda: widgets.parse_vector("1, nan"), ValueError, "nan"),
     ("parse-overflow", lambda: widgets.parse_vector("1e400"), ValueError, "太大"),
 ]
+
+
+def _training_explorer(grids):
+    from lnlib.training_widgets import TrainingExplorer
+
+    return TrainingExplorer(grids)
+
+
+def _effect():
+    return lnlib.pitfalls.epsilon_effect([1.0, 2.0, 3.0], 1e-5)
 
 
 def _with(module, **attrs):
@@ -212,20 +275,27 @@ def test_a_refused_batch_leaves_the_running_statistics_alone():
         ("running_var", [1.0, np.nan, 1.0]),
         ("gamma", [1.0, 2.0]),
         ("beta", "abc"),
+        ("eps", -1.0),
+        ("eps", float("nan")),
+        ("momentum", 2.0),
+        ("momentum", None),
+        ("momentum", -0.5),
+        ("training", "yes"),
     ],
 )
 @pytest.mark.parametrize("mode", ["train", "eval"])
-def test_a_bad_module_state_is_refused_before_any_update(attribute, value, mode):
-    """Issue 11, item 5: every attribute is checked before the running statistics change; the error names it."""
+def test_a_bad_module_state_is_refused_when_it_is_set(attribute, value, mode):
+    """Issue 11, item 5 and issue 30, item 4: an attribute is checked when it is assigned, the error names it, and
+    the module keeps its state and stays usable (before, a bad value was only refused by the next call)."""
     module = lnlib.BatchNorm(3)
     module(M)
     getattr(module, mode)()
-    setattr(module, attribute, value)
-    names = ("running_mean", "running_var", "gamma", "beta")
+    names = ("running_mean", "running_var", "gamma", "beta", "eps", "momentum", "training")
     before = {name: repr(getattr(module, name)) for name in names}  # repr: NaN compares equal to itself
     with pytest.raises((ValueError, TypeError), match=f"^{attribute}:"):
-        module(M)
+        setattr(module, attribute, value)
     assert {name: repr(getattr(module, name)) for name in names} == before
+    assert np.all(np.isfinite(module(M)))
 
 
 def test_lists_are_fine_module_state():
@@ -282,3 +352,15 @@ def test_check_never_raises_on_a_strange_answer(answer, capsys):
     """A learner's answer is never a programming error: ✗ with a hint, not a traceback."""
     assert lnlib.check("03.mean_wo", answer) is None  # prints its verdict, displays nothing
     assert "✗" in capsys.readouterr().out
+
+
+def test_real_numbers_of_every_python_kind_are_read_as_float64():
+    """Issue 30, item 8: ints beyond int64, Fraction and Decimal made an object array ("dtype object"); they are
+    real numbers within float64, so they are read as such (the same result as the float64 list)."""
+    from fractions import Fraction
+
+    want = lnlib.layer_norm([float(2**64), 1.0, 0.0])
+    np.testing.assert_array_equal(lnlib.layer_norm([2**64, 1, 0]), want)
+    np.testing.assert_array_equal(
+        lnlib.layer_norm([Fraction(1, 2), Decimal("1.5"), 3]), lnlib.layer_norm([0.5, 1.5, 3.0])
+    )

@@ -892,3 +892,13 @@ def test_the_band_redrawn_for_a_y_axis_holds_everything_it_draws(make, texts):
         for axis in axes:
             band, drawn = live._extent(axis, renderer), axis.get_tightbbox(renderer)
             assert band.x0 <= drawn.x0 and band.y0 <= drawn.y0 and drawn.x1 <= band.x1 and drawn.y1 <= band.y1
+
+
+def test_softmax_explorer_takes_a_matrix_at_both_ends_of_float64():
+    """Issue 30, item 6: [[1e300, −1e300], [1e-300, 2e-300]] warned, then raised "z: expected finite logits"."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explorer = widgets.SoftmaxExplorer(matrix=[[1e300, -1e300], [1e-300, 2e-300]], tokens=["我", "吃"])
+    assert "1.000" in explorer.summary.value and "nan" not in explorer.summary.value.lower()

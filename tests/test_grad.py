@@ -176,3 +176,16 @@ def test_jacobian_closed_form_and_null_space():
     assert np.linalg.matrix_rank(jac) == 2
     with pytest.raises(ValueError, match="1-D"):
         layer_norm_jacobian([[1.0, 2.0]])
+
+
+def test_numerical_gradient_is_right_when_f_changes_its_argument_in_place():
+    """Issue 30, item 5: f subtracting the mean in place gave [4.2e6, 5.5e5, 9.0e3, −2.0e3]; the gradient of
+    Σ(x − mean)² is 2(x − mean) = [−5, −3, 1, 7] (closed form). x itself is never changed."""
+
+    def f(v):
+        v -= v.mean()
+        return float((v**2).sum())
+
+    x = np.array([1.0, 2.0, 4.0, 7.0])
+    np.testing.assert_allclose(lnlib.numerical_gradient(f, x), [-5.0, -3.0, 1.0, 7.0], rtol=1e-6)
+    np.testing.assert_array_equal(x, [1.0, 2.0, 4.0, 7.0])

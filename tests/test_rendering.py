@@ -182,3 +182,36 @@ def test_the_shared_mathtext_parser_leaves_every_pixel_as_it_was():
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     assert ours == buf.getvalue()
     assert isinstance(plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8])).canvas, FigureCanvasAgg)
+
+
+def test_a_one_token_attention_panel_does_not_warn():
+    """Issue 30, item 6: one key gave ln 1 = 0 and the x-limits (0, 0), with a matplotlib warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plots.attention_panel([[1.0]], ["我"], entropy=[0.0])
+    assert fig.axes[1].get_xlim()[1] > 0
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: plots.stage_bars(lnlib.layer_norm_steps([8e307, -8e307, 0, 1])),
+        lambda: plots.stage_bars(lnlib.layer_norm_steps([8.98e307, -8.98e307, 0, 1])),
+        lambda: plots.stage_bars(lnlib.layer_norm_steps([5e307, -5e307, 0, 1])),
+        lambda: plots.value_heatmap([[1e308, 2], [3, 4]], ["我", "吃"]),
+        lambda: plots.token_bars([[1.7e308, -1.7e308, 1], [3, 4, 5]], ["我", "吃"]),
+        lambda: plots.jacobian_heatmap([[1e308, -1e308], [3, 4]]),
+    ],
+    ids=["bars-8e307", "bars-8.98e307", "bars-5e307", "heatmap-1e308", "token-bars-max", "jacobian-1e308"],
+)
+def test_plots_at_the_top_of_float64_draw_without_warnings(draw):
+    """Issue 30, item 7: "arange: cannot compute length", LinAlgError, "Axis limits cannot be NaN or Inf" and up
+    to 72 overflow warnings. Drawn in units of 10^k, the unit named on the axis, the labels the true values."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = draw()
+        fig.savefig(io.BytesIO(), format="png")
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    assert any(label.startswith("单位：1e+30") for label in labels), labels
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert any(t.startswith(("8e+307", "8.98e+307", "5e+307", "1e+308", "1.7e+308")) for t in texts), texts

@@ -9,6 +9,7 @@ Every table function of lnlib.tables is checked with the inputs the notebooks us
 from __future__ import annotations
 
 import hashlib
+import re
 
 import numpy as np
 import pandas as pd
@@ -117,3 +118,28 @@ def test_the_frame_has_numeric_columns_as_numbers():
 def test_a_highlight_naming_a_missing_label_is_refused():
     with pytest.raises(KeyError, match="highlight"):
         tables.token_table(lnlib.TOKEN_MATRIX, highlight=(["他"], ["第 1 维"])).to_html()
+
+
+def test_labels_and_captions_are_html_escaped():
+    """Issue 30, item 9: a token named <script> went into the table's markup as a tag."""
+    from lnlib import tables
+
+    table = tables.token_table([[1.0, 2.0], [3.0, 4.0]], ["<script>alert(1)</script>", "&lt;b&gt;"], caption="a<b>")
+    html = table.to_html()
+    assert "<script>" not in html and "<b>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&amp;lt;b&amp;gt;" in html and "a&lt;b&gt;" in html
+    assert "<script>alert(1)</script>" in table.to_text()  # plain text shows the name as it is
+
+
+@pytest.mark.parametrize("scale", [1e15, 1e50, 1e99])  # the explorer takes |x| ≤ 1e100
+def test_vector_explorer_table_never_prints_long_numbers(scale):
+    """Issue 30, item 9: near 1e100 VectorExplorer's table wrote 100–200-digit numbers (labels.number's promise:
+    never). Every cell stays short, and reads back as the value to 3 significant digits."""
+    from lnlib import widgets
+
+    explorer = widgets.VectorExplorer(text=", ".join(repr(v * scale) for v in (2.0, 4.0, 6.0, 8.0)))
+    html = explorer.table.value
+    cells = re.findall(r'class="data[^"]*" >([^<]*)</td>', html)
+    assert cells and max(len(c) for c in cells) <= 12, cells
+    x_row = [float(c) for c in cells[:4]]
+    np.testing.assert_allclose(x_row, [2 * scale, 4 * scale, 6 * scale, 8 * scale], rtol=5e-3)

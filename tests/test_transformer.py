@@ -188,3 +188,65 @@ def test_residual_forms_and_the_old_keyword():
     with pytest.raises(ValueError, match=r"^form: expected one of"):
         T.ffn_gradient_norms("layer", 2, 4)
     assert T.make_stack("pre", 2, 4).form == "pre"
+
+
+# ---------------------------------------------------------------- issue 30, item 6: large finite logits
+
+
+def _exact_scores(q, k):
+    """Q Kᵀ in exact rational arithmetic (no scale: a positive scale keeps the order and the ties)."""
+    from fractions import Fraction
+
+    return [[sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(qi, kj, strict=True)) for kj in k] for qi in q]
+
+
+def test_softmax_of_logits_at_the_ends_of_float64_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(T.softmax([1e308, -1e308]), [1.0, 0.0])
+        np.testing.assert_array_equal(T.softmax([[-1e308, 1e308, 1e308]]), [[0.0, 0.5, 0.5]])
+
+
+@pytest.mark.parametrize("size", [1e160, 1e200, 1e300])
+def test_attention_with_scores_beyond_float64_is_the_argmax(size):
+    """Scores of 1e320 and more: differences so large that softmax puts all weight on the largest score (shared
+    equally by exact ties), found here by exact rational arithmetic. Used to warn, then blame `z`."""
+    q = np.array([[1.0, 2.0], [3.0, -1.0], [1.0, 1.0], [-2.0, 0.5]]) * size
+    exact = _exact_scores(q, q)
+    want = np.zeros((4, 4))
+    for i, row in enumerate(exact):
+        top = [j for j, v in enumerate(row) if v == max(row)]
+        want[i, top] = 1.0 / len(top)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out, w = T.attention(q, q, q)
+        _, w_masked = T.attention(q, q, q, mask=np.tril(np.ones((4, 4), bool)))
+    np.testing.assert_array_equal(w, want)
+    np.testing.assert_array_equal(out, want @ q)
+    assert w_masked[0, 0] == 1.0 and np.all(np.triu(w_masked, 1) == 0)
+
+
+def test_attention_at_scale_mixes_huge_and_tiny_rows_exactly():
+    """SoftmaxExplorer's matrix [[1e300, −1e300], [1e-300, 2e-300]]: row 1 is one-hot; row 2's scores are
+    −1/√2 and 5e-600/√2 ≈ 0, so its weights are e^(−1/√2)/(1 + e^(−1/√2)) and the rest (closed form)."""
+    import math
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w = T.attention_at_scale([[1e300, -1e300], [1e-300, 2e-300]], 1.0)
+    a = math.exp(-1 / math.sqrt(2))
+    np.testing.assert_allclose(w, [[1.0, 0.0], [a / (1 + a), 1 / (1 + a)]], rtol=1e-15)
+
+
+def test_ordinary_attention_is_unchanged_bit_for_bit():
+    """The plain scores are used whenever they are finite: the same bits as softmax(Q Kᵀ/√d) written out."""
+    rng = np.random.default_rng(6)
+    q, k = rng.normal(size=(5, 4)), rng.normal(size=(5, 4))
+    plain = T.softmax((q @ k.T) * (1.0 / np.sqrt(4)))
+    np.testing.assert_array_equal(T.attention(q, k, k)[1], plain)
+    np.testing.assert_array_equal(T.attention_at_scale(q, 2.5), T.softmax(2.5 * ((q @ q.T) * (1.0 / np.sqrt(4)))))
+
+
+def test_entropy_refuses_negative_probabilities():
+    with pytest.raises(ValueError, match="^p: "):
+        T.entropy([0.5, 0.7, -0.2])
