@@ -652,6 +652,11 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
     "15.predict_batch1": Exercise(
         0.333, "一个样本减去它自己的均值是 0：每个输入得到同一个预测，三类里只能碰对一类。", atol=0.02
     ),
+    "15.predict_scale": Exercise(
+        "a",
+        "有归一化时，每一层都把输入的尺度除掉；没有归一化时 8 层就把尺度乘上 s⁸ = 4⁸ ≈ 65536。",
+        synonyms=("无归一化", "none"),
+    ),
     "15.predict_post": Exercise("pre", "哪一种在初始化时输出端附近的梯度更温和，不需要 warm-up？"),
     "15.warmup_value": Exercise(2e-4, "第 9 步（从 0 数）是第 10 步：1e-3 × 10 / 50。", atol=1e-9),
 }

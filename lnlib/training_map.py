@@ -138,3 +138,77 @@ def outcome_map(norms=training.NORMS, scales=SCALES, lrs=LRS, seeds=SEEDS, *, in
 def stored_outcome_map() -> OutcomeMap:
     """The map computed by `python -m tools.loss_map` and shipped with lnlib (outcome_map.json)."""
     return OutcomeMap.from_json(PATH.read_text(encoding="utf-8"))
+
+
+BATCHES = (2, 4, 16, 32)  # training batch sizes of notebook 15's section 2
+BATCH_NORMS = ("layer", "batch")
+BATCH_PATH = Path(__file__).with_name("small_batch.json")
+
+
+def small_batch_runs(norms=BATCH_NORMS, batches=BATCHES, seeds=SEEDS, *, lr=3e-3, steps=STEPS) -> dict:
+    """{norm: {"loss": [[final loss per seed] per batch size], "accuracy": [[held-out accuracy …] …]}} of the MLP
+    (He init) trained with each batch size on each seed; NaN marks a diverged run. Stored rounded (`rounded`)."""
+    out = {}
+    for norm in norms:
+        runs = [
+            [training.train_mlp(norm, lr=lr, steps=steps, batch_size=b, seed=s, init="he") for s in seeds]
+            for b in batches
+        ]
+        out[norm] = {
+            "loss": [[rounded(training.final_loss(r)) for r in row] for row in runs],
+            "accuracy": [[rounded(r.test_accuracy) for r in row] for row in runs],
+        }
+    return {"batches": list(batches), "seeds": list(seeds), "lr": lr, "steps": steps, "runs": out}
+
+
+def small_batch_json(data: dict) -> str:
+    def clean(v):
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        return None if isinstance(v, float) and not math.isfinite(v) else v
+
+    return json.dumps(clean(data), ensure_ascii=False) + "\n"
+
+
+def stored_small_batch() -> dict:
+    """`small_batch_runs()` as stored by `python -m tools.loss_map`, with NaN for the diverged runs."""
+    data = json.loads(BATCH_PATH.read_text(encoding="utf-8"))
+    for entry in data["runs"].values():
+        for key in ("loss", "accuracy"):
+            entry[key] = np.array([[math.nan if v is None else v for v in row] for row in entry[key]], dtype=float)
+    return data
+
+
+TF_FORMS = ("post", "pre")
+TF_LRS = (1e-3, 3e-3)
+TF_WARMUPS = (0, 50)
+TF_STEPS = 200
+TF_PATH = Path(__file__).with_name("transformer_seeds.json")
+
+
+def transformer_runs(forms=TF_FORMS, lrs=TF_LRS, warmups=TF_WARMUPS, seeds=SEEDS, *, steps=TF_STEPS) -> dict:
+    """Notebook 15's Transformer grid on every seed: {"runs": {"form lr warmup": {"loss": [final loss per seed],
+    "accuracy": [held-out accuracy per seed]}}} (NaN = diverged), rounded as stored."""
+    runs: dict[str, dict[str, list]] = {}
+    for seed in seeds:
+        grid = training.sweep("transformer", forms, lrs, warmups, steps=steps, seed=seed)
+        for (form, lr, w), run in grid.items():
+            entry = runs.setdefault(tf_key(form, lr, w), {"loss": [], "accuracy": []})
+            entry["loss"].append(rounded(training.final_loss(run)))
+            entry["accuracy"].append(rounded(run.test_accuracy))
+    return {"seeds": list(seeds), "steps": steps, "runs": runs}
+
+
+def tf_key(form: str, lr: float, warmup: int) -> str:
+    return f"{form} {lr:g} {warmup}"
+
+
+def stored_transformer_runs() -> dict:
+    """`transformer_runs()` as stored by `python -m tools.loss_map`, with NaN for the diverged runs."""
+    data = json.loads(TF_PATH.read_text(encoding="utf-8"))
+    for entry in data["runs"].values():
+        for key in ("loss", "accuracy"):
+            entry[key] = np.array([math.nan if v is None else v for v in entry[key]], dtype=float)
+    return data

@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib import colors as mcolors
 from matplotlib.figure import Figure
 
-from .labels import number, vector_text
+from .labels import number
 from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, ink_on, use_cjk_font
 
 BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
@@ -298,7 +298,7 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
     """Held-out accuracy against a batch size (of training or of evaluation), one line per setting: keyed by a
     variant ("layer", "batch") or by any other label (e.g. "BatchNorm，用这一批自己的统计量")."""
     use_cjk_font()
-    lines = "；".join(f"{label(k)} = {vector_text(v)}" for k, v in accuracy.items())
+    lines = "；".join(f"{label(k)} = {_accuracies(v)}" for k, v in accuracy.items())
     alt = (
         f"{title + '：' if title else ''}折线图，横轴是{xlabel}"
         f"（对数刻度，取 {', '.join(str(b) for b in batch_sizes)}），"
@@ -320,6 +320,12 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
     if title:
         ax.set_title(title, fontsize=10)
     return fig
+
+
+def _accuracies(values) -> str:
+    """'[0.982, 发散（没有准确率）, …]': accuracies for alt text, a diverged run (NaN) said in words."""
+    parts = [number(v) if np.isfinite(v) else "发散（没有准确率）" for v in np.asarray(values, dtype=np.float64)]
+    return "[" + ", ".join(parts) + "]"
 
 
 def select(grid: dict, variants, lr: float, warmup: int) -> dict:
