@@ -765,6 +765,11 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
             Mistake("除以了 t + 1 而不是乘：学习率在 warm-up 里随步数线性变大。", 1e-3 / 10 / 50),
         ),
     ),
+    "15.predict_scale": Exercise(
+        "a",
+        "有归一化时，每一层都把输入的尺度除掉；没有归一化时 8 层就把尺度乘上 s⁸ = 4⁸ ≈ 65536。",
+        synonyms=("无归一化", "none"),
+    ),
 }
 
 

@@ -551,7 +551,7 @@ def epsilon_plot(effect: EpsilonEffect, *, eps_range=EPS_RANGE) -> Figure:
     alt = (
         f"两幅图。左：ε = {e.eps:.0e} 时这一行的 x̂ = {vector_text(e.steps.normalized)}（柱状图）。"
         f"右：x̂ 的方差 σ²/(σ² + ε) 随 ε 从 {lo:g} 到 {hi:g} 变化的曲线（对数横轴），"
-        f"当前 ε 处的值是 {number(e.kept)}；σ² = {number(e.variance)}。"
+        f"当前 ε 处的值是 {number(e.kept)}；σ² = {e.variance:.3g}。"
     )
     fig = _new_figure((8.4, 2.9), alt)
     left, right = fig.subplots(1, 2)

@@ -4,7 +4,10 @@ Two experiments, each deterministic for a seed (numpy, every backward pass writt
 
 - `train_mlp(norm)`: a deep ReLU MLP, blocks Linear → norm → ReLU, on a fixed 3-arm spiral (2-D points, 3 classes).
   norm = "none" | "layer" (LayerNorm) | "batch" (BatchNorm) | "rms" (RMSNorm); γ, β are learned.
-  All weights start at N(0, 1/fan_in) (LeCun): without normalization the ReLU signal shrinks layer after layer.
+  The block weights start at N(0, s²·g/fan_in): g = 1 (init="lecun", the default) or 2 (init="he", Kaiming, the
+  standard for ReLU), s = weight_scale (1 by default). Without normalization the ReLU signal halves its variance
+  in every block under LeCun (×0.1 in standard deviation over 8 blocks) and keeps it under He; normalization makes
+  the forward signal independent of s. The head always starts at N(0, 1/fan_in).
 - `train_transformer(form)`: token + position embedding → notebook 09's encoder stack (lnlib.transformer's
   initialization and residual forms: Post-LN, Pre-LN or no LayerNorm) → linear head, trained to REVERSE a sequence
   of 6 random digits.
@@ -38,6 +41,7 @@ from . import transformer as tf
 from ._stats import running_update
 
 NORMS = ("none", "layer", "batch", "rms")
+INITS = {"lecun": 1.0, "he": 2.0}  # the gain g of the block weights' variance g / fan_in
 FORMS = ("post", "pre", "none")
 BLOWUP, WINDOW = 3.0, 10  # diverged: the loss (mean of WINDOW steps) above BLOWUP × its start (see _blown_up)
 LN_EPS, RMS_EPS = 1e-5, 1e-6
@@ -493,16 +497,30 @@ class MLP:
     """depth blocks Linear → norm → ReLU (width units), then a linear head to CLASSES logits; `runs` copies of it
     with the same initial weights (trained in lockstep). params[name] has shape (runs, *shape).
 
+    init ("lecun" | "he") and weight_scale set the block weights' standard deviation weight_scale·√(g / fan_in)
+    (see the module docstring); the same rng draws give every init and scale the same normalized weights.
+
     BatchNorm keeps running statistics (momentum 0.1, running variance from the UNBIASED batch variance, as
     lnlib.BatchNorm): training mode normalizes with the batch's statistics and updates them, eval mode uses them.
     """
 
-    def __init__(self, norm: str, depth: int, width: int, rng: np.random.Generator, runs: int = 1):
+    def __init__(
+        self,
+        norm: str,
+        depth: int,
+        width: int,
+        rng: np.random.Generator,
+        runs: int = 1,
+        *,
+        init: str = "lecun",
+        weight_scale: float = 1.0,
+    ):
         self.norm, self.depth, self.width = norm, depth, width
         arrays: dict[str, np.ndarray] = {}
         fan_in = 2
         for i in range(depth):
-            arrays[f"w{i}"] = rng.normal(0, 1 / math.sqrt(fan_in), (fan_in, width))
+            std = weight_scale * math.sqrt(INITS[init]) / math.sqrt(fan_in)  # LeCun, s = 1: 1/√fan_in exactly
+            arrays[f"w{i}"] = rng.normal(0, 1, (fan_in, width)) * std
             arrays[f"b{i}"] = np.zeros(width)
             if norm != "none":
                 arrays[f"gamma{i}"] = np.ones(width)
@@ -639,10 +657,14 @@ def train_mlp(
     batch_size: int = 32,
     warmup_steps: int = 0,
     record_steps=(0, -1),
+    init: str = "lecun",
+    weight_scale: float = 1.0,
 ) -> Run:
     """Train the deep ReLU MLP on the spiral with Adam; mini-batches of `batch_size` drawn at random each step.
 
     record_steps: steps at which to keep per-layer activations and gradients (Run.snapshots); −1 = the last step run.
+    init: "lecun" (N(0, 1/fan_in), the default) or "he" (N(0, 2/fan_in)); weight_scale multiplies the block weights'
+    standard deviation (the head's stays √(1/fan_in)).
     run.test_accuracy uses the 600 held-out points (BatchNorm in eval mode, with its running statistics).
     """
     (run,) = train_mlp_runs(
@@ -654,6 +676,8 @@ def train_mlp(
         seed=seed,
         batch_size=batch_size,
         record_steps=record_steps,
+        init=init,
+        weight_scale=weight_scale,
     )
     return run
 
@@ -668,6 +692,8 @@ def train_mlp_runs(
     seed: int = 0,
     batch_size: int = 32,
     record_steps=(0, -1),
+    init: str = "lecun",
+    weight_scale: float = 1.0,
 ) -> list[Run]:
     """`train_mlp` for several (lr, warmup_steps) settings at once, in lockstep: one Run per setting, each the
     same as `train_mlp(norm, lr=lr, warmup_steps=warmup_steps, …)` would give."""
@@ -679,8 +705,10 @@ def train_mlp_runs(
     if batch_size > POINTS:
         raise ValueError(f"batch_size: expected at most {POINTS} (the training set), got {batch_size}")
     record = _check_record_steps(record_steps)
+    init = _check_choice("init", init, tuple(INITS))
+    weight_scale = _check_lr(weight_scale, "weight_scale")
     rng = np.random.default_rng(seed)
-    model = MLP(norm, depth, width, rng, runs=len(settings))
+    model = MLP(norm, depth, width, rng, runs=len(settings), init=init, weight_scale=weight_scale)
     x_train, y_train = spiral(seed=0)
 
     def batch(step):

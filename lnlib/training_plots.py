@@ -9,10 +9,11 @@ protanopia (tests/test_figure_access.py); orange, green and purple would collide
 from __future__ import annotations
 
 import numpy as np
+from matplotlib import colors as mcolors
 from matplotlib.figure import Figure
 
-from .labels import number, vector_text
-from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, use_cjk_font
+from .labels import number
+from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, ink_on, use_cjk_font
 from .training import Run, Snapshot
 
 BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
@@ -363,7 +364,7 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
             raise ValueError(f"accuracy[{key!r:.40}]: expected {sizes.size} values, one per batch size")
     batch_sizes = list(batch_sizes)
     use_cjk_font()
-    lines = "；".join(f"{label(k)} = {vector_text(v)}" for k, v in accuracy.items())
+    lines = "；".join(f"{label(k)} = {_accuracies(v)}" for k, v in accuracy.items())
     alt = (
         f"{title + '：' if title else ''}折线图，横轴是{xlabel}"
         f"（对数刻度，取 {', '.join(str(b) for b in batch_sizes)}），"
@@ -387,6 +388,12 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
     return fig
 
 
+def _accuracies(values) -> str:
+    """'[0.982, 发散（没有准确率）, …]': accuracies for alt text, a diverged run (NaN) said in words."""
+    parts = [number(v) if np.isfinite(v) else "发散（没有准确率）" for v in np.asarray(values, dtype=np.float64)]
+    return "[" + ", ".join(parts) + "]"
+
+
 def select(grid: dict, variants, lr: float, warmup: int) -> dict:
     """The runs of `grid` ({(variant, lr, warmup): Run}) for the chosen variants at one learning rate and warm-up,
     keyed (variant, warmup) for the plot legend."""
@@ -405,3 +412,63 @@ def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str 
     if not runs:
         raise ValueError(f"variants: none of {list(variants)!r:.60} was trained at lr = {lr!r}, warm-up {warmup!r}")
     return loss_curves(runs, grad_norms=True, title=title or f"学习率 {lr:g}，warm-up {warmup} 步")
+
+
+def outcome_map_plot(omap, *, title: str = "") -> Figure:
+    """One panel per normalization: rows are the initial weight scales, columns the learning rates; each cell
+    says in how many of the seeds the MLP learned (its final loss ≤ ln 3 / 2) and, below, how many diverged (×).
+    The shade grows with the number that learned (light: none; dark blue: all), so it reads in grey too.
+    `omap` is a `lnlib.training_map.OutcomeMap`."""
+    use_cjk_font()
+    seeds = len(omap.seeds)
+    scale_names = [_scale_name(s) for s in omap.scales]
+    lr_names = [f"{lr:g}" for lr in omap.lrs]
+    parts = []
+    for norm in omap.norms:
+        counts = omap.counts(norm)
+        rows = [
+            f"权重尺度 {name}：" + "、".join(str(int(v)) for v in counts["学会"][i])
+            for i, name in enumerate(scale_names)
+        ]
+        diverged = int(counts["发散"].sum())
+        parts.append(
+            f"{label(norm)}（学会的种子数，按学习率 {'、'.join(lr_names)}）"
+            + "；".join(rows)
+            + f"；共 {diverged} 次发散"
+        )
+    alt = (
+        f"{title + '：' if title else ''}{len(omap.norms)} 幅格子图，每幅一种归一化；横轴是学习率，纵轴是初始权重的尺度"
+        f"（He 初始化的倍数），每格写着 {seeds} 个随机种子里学会了几个（最后 20 步的平均损失 ≤ ln 3 / 2），"
+        "下面的 × 数是发散的个数，颜色越深学会的越多。" + "。".join(parts) + "。"
+    )
+    fig = _new_figure((11, 3.6), alt)
+    axes = fig.subplots(1, len(omap.norms), sharey=True)
+    shades = ["#F4F4F4", "#D6E6F2", "#A9CCE6", "#6FA8D6", "#3B82BF", "#0B4F8A"]
+    for ax, norm in zip(axes, omap.norms, strict=True):
+        counts = omap.counts(norm)
+        learned, diverged = counts["学会"], counts["发散"]
+        levels = np.rint(learned / seeds * (len(shades) - 1)).astype(int)
+        image = np.array([[mcolors.to_rgb(shades[k]) for k in row] for row in levels])
+        ax.imshow(image, origin="lower", aspect="auto")
+        for i in range(learned.shape[0]):
+            for j in range(learned.shape[1]):
+                ink = ink_on(shades[levels[i, j]])
+                text = f"{learned[i, j]}" + (f"\n×{diverged[i, j]}" if diverged[i, j] else "")
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color=ink, linespacing=0.9)
+        ax.set_xticks(range(len(lr_names)), lr_names, rotation=45, fontsize=8)
+        ax.set_yticks(range(len(scale_names)), scale_names, fontsize=8)
+        ax.set_title(label(norm), fontsize=10)
+        ax.set_xlabel("学习率")
+    axes[0].set_ylabel("初始权重尺度（× He）")
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def _scale_name(scale: float) -> str:
+    """'1 (He)', '0.71 (LeCun)' or '0.25': how a weight scale (a multiple of He's) is labelled."""
+    if abs(scale - 1.0) < 1e-9:
+        return "1（He）"
+    if abs(scale - 2**-0.5) < 1e-9:
+        return "0.71（LeCun）"
+    return f"{scale:g}"

@@ -8,7 +8,8 @@ own path. `make test-notebooks` runs nbval on both paths side by side.
 
 Here, end to end on small notebooks in a temporary folder: nbval with exactly those flags passes a notebook whose
 stored outputs a fresh run reproduces, fails a stale output and an unseeded random number, and forgives nothing but
-a memory address (the one substitution of tests/nbval_sanitize.cfg).
+a memory address (the one substitution of tests/nbval_sanitize.cfg). A figure's alt text is compared too
+(tests/nbval_alt.py): a stale one fails.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ from tools.course import ROOT
 from tools.run_notebooks import execute
 
 KERNELSPEC = {"kernelspec": {"name": "python3", "display_name": "Python 3"}}
+# A figure's output as lnlib.plots makes it: its alt text lives in the output's metadata, which nbval itself skips
+# (tests/nbval_alt.py, loaded by the Makefile's flags, compares it).
+ALT_CELL = (
+    "from IPython.display import publish_display_data\n"
+    'publish_display_data({{"text/plain": "<Figure>"}}, metadata={{"image/png": {{"alt": "{}"}}}})'
+)
 # One small notebook, one case per cell (nbval reports each cell as its own test item), so the whole check costs
 # two kernel starts: one real run for the unseeded cell's stored output, one nbval run.
 CASES = {
@@ -33,6 +40,8 @@ CASES = {
     "stale-result": "7 * 6",
     "unseeded": "import numpy as np\nprint(np.random.default_rng().random())",
     "address": "print(object())",
+    "alt": ALT_CELL.format("μ = 5"),
+    "stale-alt": ALT_CELL.format("μ = 5"),
 }
 
 
@@ -45,6 +54,10 @@ def makefile_nbval_flags() -> list[str]:
 
 def stdout(text: str):
     return nbformat.v4.new_output("stream", name="stdout", text=text)
+
+
+def figure(alt: str):
+    return nbformat.v4.new_output("display_data", data={"text/plain": "<Figure>"}, metadata={"image/png": {"alt": alt}})
 
 
 def result(text: str):
@@ -64,6 +77,8 @@ def verdicts(tmp_path_factory) -> dict[str, str]:
         "stale": [stdout("3\n")],
         "stale-result": [result("41")],
         "address": [stdout("<object object at 0x7f0000000000>\n")],
+        "alt": [figure("μ = 5")],
+        "stale-alt": [figure("μ = 6")],
     }
     for cell, name in zip(nb.cells, CASES, strict=True):
         if name in stored:  # "unseeded" keeps the outputs of its real run
@@ -89,9 +104,14 @@ def test_nbval_passes_stored_outputs_that_a_fresh_run_reproduces(verdicts):
     assert verdicts["fresh"] == "passed"
 
 
-@pytest.mark.parametrize("name", ["stale", "stale-result", "unseeded"])
+@pytest.mark.parametrize("name", ["stale", "stale-result", "unseeded", "stale-alt"])
 def test_nbval_fails_a_stale_or_random_output(verdicts, name):
     assert verdicts[name] == "failed"
+
+
+def test_nbval_passes_a_figure_whose_alt_text_a_fresh_run_reproduces(verdicts):
+    """The other half of "stale-alt": the alt-text comparison passes an unchanged figure."""
+    assert verdicts["alt"] == "passed"
 
 
 def test_nbval_forgives_only_a_memory_address(verdicts):

@@ -42,6 +42,7 @@ from lnlib import (
     pitfalls,
     plots,
     tables,
+    training_map,
     training_plots,
     transformer,
 )
@@ -136,6 +137,7 @@ FIGURES = {
         },
         (1, 4, 16),
     ),
+    "training_plots.outcome_map_plot": lambda: training_plots.outcome_map_plot(training_map.stored_outcome_map()),
     "training_plots.explorer_figure": lambda: training_plots.explorer_figure(GRID, ("post", "pre", "none"), 1e-2, 0),
     "training_plots.explorer_figure_warmup": lambda: training_plots.explorer_figure(GRID, ("post", "pre"), 1e-2, 5),
 }

@@ -1,0 +1,214 @@
+"""What notebook 15's MLP does over initial weight scale × learning rate, for every normalization, on several seeds.
+
+`outcome_map` trains `lnlib.training`'s 8-block ReLU MLP (He init times a weight scale s, Adam, 150 steps) at every
+(norm, s, lr, seed) and keeps each run's final loss (the mean of its last 20 steps; NaN if it diverged). A run
+counts as 学会 when that loss is at most ln 3 / 2 (half the loss of guessing one of three classes uniformly): an
+absolute bar, because a badly scaled net can start at a loss of hundreds and "halve" it without learning anything.
+It takes about a minute, so `tools/loss_map.py` computes it once and stores it in `outcome_map.json` next to this
+module; `stored_outcome_map()` reads that file, so the notebook shows the same numbers on every machine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import training
+
+SCALES = (0.25, 0.5, 1 / math.sqrt(2), 1.0, 2.0, 4.0)  # × He's √(2/fan_in); 1/√2 is LeCun's √(1/fan_in)
+LRS = (1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)
+SEEDS = (0, 1, 2, 3, 4)
+STEPS = 150
+TRAINED_LOSS = math.log(3) / 2  # 学会: final loss ≤ half of ln 3
+OUTCOMES = ("学会", "卡住", "发散")
+DIGITS = 4  # significant digits kept in the stored file (the notebook shows at most 2 decimals)
+PATH = Path(__file__).with_name("outcome_map.json")
+
+
+def outcome_of(loss: float) -> str:
+    """'发散' for NaN (a diverged run), '学会' for a final loss ≤ ln 3 / 2, else '卡住'."""
+    if not math.isfinite(loss):
+        return "发散"
+    return "学会" if loss <= TRAINED_LOSS else "卡住"
+
+
+def rounded(loss: float) -> float:
+    """A final loss as stored: DIGITS significant digits (NaN stays NaN)."""
+    return float(f"{loss:.{DIGITS}g}") if math.isfinite(loss) else math.nan
+
+
+@dataclass(frozen=True)
+class OutcomeMap:
+    """Final losses of the MLP, indexed [norm, scale, lr, seed] (NaN = diverged), with the axes that label them."""
+
+    norms: tuple[str, ...]
+    scales: tuple[float, ...]
+    lrs: tuple[float, ...]
+    seeds: tuple[int, ...]
+    losses: np.ndarray
+    init: str = "he"
+    steps: int = STEPS
+
+    def index(self, norm: str, scale: float, lr: float) -> tuple[int, int, int]:
+        """Positions of (norm, scale, lr) on the axes; a scale or lr is matched to 1e-9 relative."""
+
+        def find(values, value, name):
+            for i, v in enumerate(values):
+                if math.isclose(v, value, rel_tol=1e-9):
+                    return i
+            raise ValueError(f"{name}: expected one of {values}, got {value!r}")
+
+        if norm not in self.norms:
+            raise ValueError(f"norm: expected one of {self.norms}, got {norm!r}")
+        return self.norms.index(norm), find(self.scales, scale, "scale"), find(self.lrs, lr, "lr")
+
+    def cell(self, norm: str, scale: float, lr: float) -> np.ndarray:
+        """The final losses of one (norm, scale, lr) over the seeds."""
+        n, s, r = self.index(norm, scale, lr)
+        return self.losses[n, s, r]
+
+    def outcomes(self, norm: str, scale: float, lr: float) -> list[str]:
+        return [outcome_of(v) for v in self.cell(norm, scale, lr)]
+
+    def counts(self, norm: str) -> dict[str, np.ndarray]:
+        """{outcome: (scales, lrs) array of how many seeds ended that way} for one norm."""
+        n = self.norms.index(norm)
+        codes = np.vectorize(outcome_of, otypes=[object])(self.losses[n])
+        return {o: np.sum(codes == o, axis=-1) for o in OUTCOMES}
+
+    def loss_range(self, norm: str, scale: float, lr: float) -> tuple[float, float] | None:
+        """(lowest, highest) final loss over the seeds that did not diverge, or None if all diverged."""
+        values = self.cell(norm, scale, lr)
+        values = values[np.isfinite(values)]
+        return (float(values.min()), float(values.max())) if values.size else None
+
+    def to_json(self) -> str:
+        data = {
+            "init": self.init,
+            "steps": self.steps,
+            "norms": list(self.norms),
+            "scales": list(self.scales),
+            "lrs": list(self.lrs),
+            "seeds": list(self.seeds),
+            "losses": [
+                [[[None if not math.isfinite(v) else v for v in seeds] for seeds in lrs] for lrs in scales]
+                for scales in self.losses.tolist()
+            ],
+        }
+        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> OutcomeMap:
+        data = json.loads(text)
+        losses = np.array(
+            [[[[math.nan if v is None else v for v in seeds] for seeds in lrs] for lrs in sc] for sc in data["losses"]],
+            dtype=np.float64,
+        )
+        return cls(
+            tuple(data["norms"]),
+            tuple(data["scales"]),
+            tuple(data["lrs"]),
+            tuple(data["seeds"]),
+            losses,
+            data["init"],
+            data["steps"],
+        )
+
+
+def cell_losses(norm: str, scale: float, lrs=LRS, seed: int = 0, *, init: str = "he", steps: int = STEPS) -> list:
+    """The rounded final losses of one (norm, scale, seed) at every lr (trained in lockstep), NaN = diverged."""
+    grid = training.sweep("mlp", (norm,), lrs, steps=steps, seed=seed, init=init, weight_scale=scale)
+    return [rounded(training.final_loss(grid[(norm, lr, 0)])) for lr in lrs]
+
+
+def outcome_map(norms=training.NORMS, scales=SCALES, lrs=LRS, seeds=SEEDS, *, init="he", steps=STEPS) -> OutcomeMap:
+    """Train every (norm, scale, lr, seed) once (about a minute for the defaults) and collect the final losses."""
+    losses = np.array(
+        [[[cell_losses(n, s, lrs, seed, init=init, steps=steps) for seed in seeds] for s in scales] for n in norms]
+    )  # (norm, scale, seed, lr)
+    return OutcomeMap(
+        tuple(norms), tuple(scales), tuple(lrs), tuple(seeds), losses.swapaxes(-1, -2).copy(), init, steps
+    )
+
+
+def stored_outcome_map() -> OutcomeMap:
+    """The map computed by `python -m tools.loss_map` and shipped with lnlib (outcome_map.json)."""
+    return OutcomeMap.from_json(PATH.read_text(encoding="utf-8"))
+
+
+BATCHES = (2, 4, 16, 32)  # training batch sizes of notebook 15's section 2
+BATCH_NORMS = ("layer", "batch")
+BATCH_PATH = Path(__file__).with_name("small_batch.json")
+
+
+def small_batch_runs(norms=BATCH_NORMS, batches=BATCHES, seeds=SEEDS, *, lr=3e-3, steps=STEPS) -> dict:
+    """{norm: {"loss": [[final loss per seed] per batch size], "accuracy": [[held-out accuracy …] …]}} of the MLP
+    (He init) trained with each batch size on each seed; NaN marks a diverged run. Stored rounded (`rounded`)."""
+    out = {}
+    for norm in norms:
+        runs = [
+            [training.train_mlp(norm, lr=lr, steps=steps, batch_size=b, seed=s, init="he") for s in seeds]
+            for b in batches
+        ]
+        out[norm] = {
+            "loss": [[rounded(training.final_loss(r)) for r in row] for row in runs],
+            "accuracy": [[rounded(r.test_accuracy) for r in row] for row in runs],
+        }
+    return {"batches": list(batches), "seeds": list(seeds), "lr": lr, "steps": steps, "runs": out}
+
+
+def small_batch_json(data: dict) -> str:
+    def clean(v):
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        return None if isinstance(v, float) and not math.isfinite(v) else v
+
+    return json.dumps(clean(data), ensure_ascii=False) + "\n"
+
+
+def stored_small_batch() -> dict:
+    """`small_batch_runs()` as stored by `python -m tools.loss_map`, with NaN for the diverged runs."""
+    data = json.loads(BATCH_PATH.read_text(encoding="utf-8"))
+    for entry in data["runs"].values():
+        for key in ("loss", "accuracy"):
+            entry[key] = np.array([[math.nan if v is None else v for v in row] for row in entry[key]], dtype=float)
+    return data
+
+
+TF_FORMS = ("post", "pre")
+TF_LRS = (1e-3, 3e-3)
+TF_WARMUPS = (0, 50)
+TF_STEPS = 200
+TF_PATH = Path(__file__).with_name("transformer_seeds.json")
+
+
+def transformer_runs(forms=TF_FORMS, lrs=TF_LRS, warmups=TF_WARMUPS, seeds=SEEDS, *, steps=TF_STEPS) -> dict:
+    """Notebook 15's Transformer grid on every seed: {"runs": {"form lr warmup": {"loss": [final loss per seed],
+    "accuracy": [held-out accuracy per seed]}}} (NaN = diverged), rounded as stored."""
+    runs: dict[str, dict[str, list]] = {}
+    for seed in seeds:
+        grid = training.sweep("transformer", forms, lrs, warmups, steps=steps, seed=seed)
+        for (form, lr, w), run in grid.items():
+            entry = runs.setdefault(tf_key(form, lr, w), {"loss": [], "accuracy": []})
+            entry["loss"].append(rounded(training.final_loss(run)))
+            entry["accuracy"].append(rounded(run.test_accuracy))
+    return {"seeds": list(seeds), "steps": steps, "runs": runs}
+
+
+def tf_key(form: str, lr: float, warmup: int) -> str:
+    return f"{form} {lr:g} {warmup}"
+
+
+def stored_transformer_runs() -> dict:
+    """`transformer_runs()` as stored by `python -m tools.loss_map`, with NaN for the diverged runs."""
+    data = json.loads(TF_PATH.read_text(encoding="utf-8"))
+    for entry in data["runs"].values():
+        for key in ("loss", "accuracy"):
+            entry[key] = np.array([math.nan if v is None else v for v in entry[key]], dtype=float)
+    return data
