@@ -57,6 +57,11 @@ $(STAMP): $(RUNTIME_STAMP) requirements-dev.txt
 LAB_FLAGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) \
 	$(if $(filter Linux,$(shell uname -s 2>/dev/null)),$(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser))
 
+# Only the install of `make lab` (CI runs it with Debian's own python3 in a second venv:
+# make lab-install VENV=build/venv-debian PYTHON=/usr/bin/python3).
+.PHONY: lab-install
+lab-install: $(RUNTIME_STAMP)
+
 lab: $(RUNTIME_STAMP)
 	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/notebooks/00-index.ipynb
 
