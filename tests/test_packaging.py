@@ -442,7 +442,7 @@ def test_make_says_what_to_install_without_python_3_11(tmp_path):
             env=env,
         )
         assert run.returncode != 0, args
-        for hint in ("Python 3.11 or newer", "apt-get install", "brew install python@3.11", "winget install"):
+        for hint in ("Python 3.11.2 or newer", "apt-get install", "brew install python@3.11", "winget install"):
             assert hint in run.stderr, (hint, run.stderr)
     ok = subprocess.run(
         ["make", "-s", "--no-print-directory", "python-check", f"PYTHON={sys.executable}"],
