@@ -602,3 +602,56 @@ def test_teacher_guide_covers_every_lesson_and_every_way_to_run_it():
         "CC BY 4.0",
     ):
         assert must in guide, must
+
+
+def test_teacher_guide_prepares_a_class_on_a_hub_and_an_offline_room():
+    """Issue 27, item 7: a Hub image recipe, memory sizing, Binder's user cap and culling; the offline recipe's
+    build backend pinned within pyproject.toml's bound (it downloaded setuptools unpinned, while < 85 is needed)."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    guide = (ROOT / "docs" / "teacher-guide.md").read_text(encoding="utf-8")
+    for must in (
+        "repo2docker",
+        "tools.simulate_binder",
+        "340 MiB",
+        "singleuser.memory.limit",
+        "NBGITPULLER_PARENTPATH",
+    ):
+        assert must in guide, must
+    assert "不会保存" in guide and "同时在线的人数有上限" in guide and "回收不会丢失工作" in guide
+    assert "构建出和测试完全相同的环境" not in guide, "Binder does not build the test environment"
+    downloads = re.findall(r"pip download (setuptools\S*)", guide)
+    assert downloads, "the offline recipe must download the build backend"
+    backend = Requirement(tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"][0])
+    dev = dict(x.split("==") for x in (ROOT / "requirements-dev.txt").read_text().split() if "==" in x)
+    for text in downloads:
+        req = Requirement(text)
+        pinned = str(req.specifier).removeprefix("==")
+        assert str(req.specifier).startswith("=="), f"unpinned: {text}"
+        assert backend.specifier.contains(pinned) and pinned == dev["setuptools"], text
+
+
+def test_site_pages_fit_a_phone_and_follow_a_dark_system_style(site):
+    """Issue 27, item 6: at 390 px the tables wrapped their row labels one character per line and figures shrank
+    (the lab theme's rules won over a plain selector); there was no dark style. Looked at in Chromium at 390 px."""
+    text = page_of(site, PATHS[3].stem).read_text(encoding="utf-8")
+    assert re.search(r'<meta content="width=device-width[^"]*" name="viewport"', text)
+    css = (site / "_static" / "site.css").read_text(encoding="utf-8")
+    phone = css[css.index("@media (max-width: 640px)") :]
+    assert "white-space: nowrap" in phone and "min-width: 560px" in phone and "overflow-x: auto" in phone
+    dark = css[css.index("@media (prefers-color-scheme: dark)") :]
+    assert "--jp-layout-color0" in dark and ".jp-RenderedImage img { background: #fff" in dark
+
+
+def test_pdf_finds_a_browser_on_every_system_or_says_how_to_print(tmp_path, monkeypatch):
+    from tools import pdf
+
+    assert any("Google Chrome.app" in p for p in pdf.BROWSERS) and any(p.endswith("msedge.exe") for p in pdf.BROWSERS)
+    chrome = tmp_path / "chrome"
+    chrome.write_text("")
+    assert pdf.find_chromium([str(tmp_path / "none"), str(chrome)], environ={}) == chrome
+    assert pdf.find_chromium([], environ={"LNLIB_CHROMIUM": str(chrome)}) == chrome
+    with pytest.raises(SystemExit, match="Save as PDF"):
+        pdf.find_chromium([str(tmp_path / "none")], environ={})
