@@ -82,11 +82,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="fresh processes per case (default 3)")
     parser.add_argument("--write-docs", action="store_true", help="record the table in docs/performance.md")
+    parser.add_argument("--case", choices=["layer_norm", "train"], action="append", help="default: both")
     args = parser.parse_args(argv)
     rows = []
     header = "| first call | numba cache | first call s | wait for the compiled loop s | compiled call s | same bits |"
     print(header)
-    for what, label in (("layer_norm", "layer_norm (32, 512, 768) float32"), ("train", 'train_mlp("layer")')):
+    cases = (("layer_norm", "layer_norm (32, 512, 768) float32"), ("train", 'train_mlp("layer")'))
+    for what, label in [c for c in cases if not args.case or c[0] in args.case]:
         for cache in ("empty", "warm"):
             results = []
             for _ in range(args.runs):
@@ -116,7 +118,8 @@ def main(argv=None) -> int:
             "first_call",
             "新进程里的第一次调用（bench_first_call）",
             body,
-            f".venv/bin/python -m benchmarks.bench_first_call --runs {args.runs} --write-docs",
+            ".venv/bin/python -m benchmarks.bench_first_call "
+            + " ".join([f"--runs {args.runs}", *(f"--case {c}" for c in args.case or []), "--write-docs"]),
         )
         print(f"written to {report.DOC.relative_to(ROOT)}")
     return 0
