@@ -9,25 +9,25 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.
 
 .PHONY: lab test test-unit test-notebooks test-notebooks-other-path lint format notebooks nav clean pdf
 
-# Python 3.11 or newer (Binder's is 3.11): the first such python3.X / python3 on PATH; override with PYTHON=...
+# Python 3.11.2 or newer (Debian 12's own python3; Binder's is 3.11): the first such python3.X / python3 on PATH; override with PYTHON=...
 PYTHON_CANDIDATES := python3.11 python3.12 python3.13 python3.14 python3 python
 PYTHON ?= $(shell for p in $(PYTHON_CANDIDATES); do \
-	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { command -v "$$p"; break; }; \
+	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11, 2))' >/dev/null 2>&1 && { command -v "$$p"; break; }; \
 	done)
 define NEED_PYTHON
-The course needs Python 3.11 or newer, with its venv module.
-  Debian/Ubuntu:  sudo apt-get install python3 python3-venv      (Debian 12+ / Ubuntu 24.04+ ship 3.11 or newer)
+The course needs Python 3.11.2 or newer (CPython, 64-bit), with its venv module.
+  Debian/Ubuntu:  sudo apt-get install python3 python3-venv      (Debian 12+ / Ubuntu 24.04+ ship 3.11.2 or newer)
                   older releases: install python3.11 and python3.11-venv (e.g. from the deadsnakes PPA)
   macOS:          brew install python@3.11    (or the installer from python.org)
-  Windows:        winget install Python.Python.3.11, then follow README.md, "没有 make 时" (no make needed)
+  Windows:        winget install Python.Python.3.11, then follow README.md, "Windows" (no make needed)
 Then run make again, or point make at it: make lab PYTHON=/path/to/python3.11
 endef
 export NEED_PYTHON
 
 .PHONY: python-check
 python-check:
-	@if [ -z "$(PYTHON)" ] || ! "$(PYTHON)" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then \
-		echo "make: no Python 3.11 or newer found (tried: $(or $(PYTHON),$(PYTHON_CANDIDATES)))." >&2; \
+	@if [ -z "$(PYTHON)" ] || ! "$(PYTHON)" -c 'import sys; sys.exit(sys.version_info < (3, 11, 2))' >/dev/null 2>&1; then \
+		echo "make: no Python 3.11.2 or newer found (tried: $(or $(PYTHON),$(PYTHON_CANDIDATES)))." >&2; \
 		echo "$$NEED_PYTHON" >&2; exit 1; \
 	fi
 	@if ! "$(PYTHON)" -c 'import ensurepip, venv' >/dev/null 2>&1; then \
@@ -56,6 +56,11 @@ $(STAMP): $(RUNTIME_STAMP) requirements-dev.txt
 # no browser to open, so JupyterLab only prints the URL with its token (open it in the browser of your own machine).
 LAB_FLAGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) \
 	$(if $(filter Linux,$(shell uname -s 2>/dev/null)),$(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser))
+
+# Only the install of `make lab` (CI runs it with Debian's own python3 in a second venv:
+# make lab-install VENV=build/venv-debian PYTHON=/usr/bin/python3).
+.PHONY: lab-install
+lab-install: $(RUNTIME_STAMP)
 
 lab: $(RUNTIME_STAMP)
 	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/notebooks/00-index.ipynb
@@ -134,16 +139,20 @@ notebooks: $(STAMP)
 
 # Course delivery (docs/teacher-guide.md): the static site and the student copies, built offline from the notebooks.
 .PHONY: site student
+# The site refuses the placeholder repository OWNER/REPO (its Binder links would not open): set it first with
+# `python -m tools.nav --repo owner/name`, or build a preview with `make site PREVIEW=1`.
 site: $(STAMP)
-	$(BIN)/python -m tools.build_site --out build/site
+	$(BIN)/python -m tools.build_site --out build/site $(if $(PREVIEW),--preview)
 
 student: $(STAMP)
 	$(BIN)/python -m tools.make_student --out build/student
 
 # The whole course as one PDF (build/course.pdf): the static site's pages printed in course order by headless
 # Chromium (/usr/bin/chromium, driven by Playwright) with tools/site/print.css, after a contents page. Offline.
-pdf: site
-	$(BIN)/python -m tools.pdf --site build/site --out build/course.pdf
+# The printed course has no Binder button, so it is built from a preview of the site (any repository setting).
+pdf: $(STAMP)
+	$(BIN)/python -m tools.build_site --out build/site-print --preview
+	$(BIN)/python -m tools.pdf --site build/site-print --out build/course.pdf
 
 clean:
 	rm -rf $(VENV) build

@@ -9,8 +9,9 @@ so results from a busy machine can be compared as multiples of it.
     .venv/bin/python -m benchmarks.bench_training --cpu         # process CPU time instead of wall time
 
 With numba installed, Adam's update and LayerNorm run compiled (the same bits); the "numpy only" cases switch that
-off. The first training step of a process imports numba and loads the cached machine code (about 1.7 s on the
-2-core EPYC, paid once per process, not per run): the rounds are repeated and the medians reported.
+off. The compiled kernels are made ready before timing (lnlib._fast.warm_up; a fresh process's first calls run in
+numpy while they compile in the background: benchmarks/bench_first_call.py measures that), the rounds are
+repeated and the medians reported.
 
 Goal on a quiet 2-core machine: one default `train_transformer` or `train_mlp` run "well under a second" (issue 13;
 aimed at 0.4 s). Times are CPU-bound and shift with the machine's load (other processes on the same cores slow
@@ -25,7 +26,7 @@ import time
 
 import numpy as np
 
-from lnlib import training
+from lnlib import _fast, training
 
 MLP_LRS = (3e-3, 1e-2, 3e-2, 1e-1, 3e-1)  # notebook 15's MLP grid: 4 norms × 5 learning rates, 150 steps
 TF_LRS, TF_WARMUPS = (1e-3, 3e-3), (0, 50)  # its Transformer grid: 3 forms × 2 learning rates × 2 warm-ups, 200 steps
@@ -42,12 +43,12 @@ def numpy_only(fn):
     """`fn` with the compiled kernels switched off (the numpy code, the same bits; as NUMBA_DISABLE_JIT=1)."""
 
     def run():
-        kernels = training._kernels()
+        saved = training._KERNELS
         training._KERNELS = False
         try:
             return fn()
         finally:
-            training._KERNELS = kernels if kernels else False
+            training._KERNELS = saved
 
     return run
 
@@ -88,6 +89,7 @@ def main(argv=None) -> int:
     parser.add_argument("--cpu", action="store_true", help="time with time.process_time (CPU time of this process)")
     args = parser.parse_args(argv)
     clock = time.process_time if args.cpu else time.perf_counter
+    _fast.warm_up(wait=True)
     times: dict[str, list[float]] = {name: [] for name in CASES}
     for _ in range(args.repeat):  # interleaved, so a busy moment spreads over every case
         for name, fn in CASES.items():

@@ -23,15 +23,19 @@ slower); float32 rows converted in every pass instead of widened once; γ, β an
 dynamic scheduling of the chunks. Earlier, on a first-generation Zen (256-bit instructions as two halves, about
 1.5 ns per number): keeping t for the output pass, folding four levels at once, one float64 copy of every row.
 
-numba is imported only when a big array first arrives (it takes about a second to import). Without numba, or with
-NUMBA_DISABLE_JIT=1, `layer_norm` takes the numpy path: same bits, slower. The machine code is cached on disk by
-numba: in the package's __pycache__ when it is writable, otherwise in the user's cache directory (numba's own
-fallback, or NUMBA_CACHE_DIR); where no directory is writable it is compiled once per process, silently.
+No call waits on numba: when a big array first arrives, a background thread imports numba (about half a second)
+and compiles lnlib's loops (`warm_up`; about ten seconds for this one where no cached machine code matches: another
+CPU, a fresh pip install), while the calls meanwhile take the numpy path, with the same bits; once a loop is ready
+the next call uses it. Without numba, or with NUMBA_DISABLE_JIT=1, `layer_norm` always takes the numpy path. The
+machine code is cached on disk by numba: in the package's __pycache__ when it is writable, otherwise in the user's
+cache directory (numba's own fallback, or NUMBA_CACHE_DIR); where no directory is writable it is compiled once per
+process, silently. Binder's postBuild runs `warm_up()` so that the image carries the cache.
 Introduced for notebook 13; tests in tests/test_speed_path.py and tests/test_row_independence.py.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import threading
@@ -46,28 +50,87 @@ takes a millisecond or less: the compiled loop would save less than that per cal
 for every call (on 2 busy cores a parallel region this short can wait a whole time slice, and it contends with
 OpenBLAS's pool) and the first call imports numba (about half a second). The Transformer of notebook 09,
 (4, 16, 64), stays on the numpy path; notebook 13's (32, 128, 768) takes the compiled loop."""
-_kernel = None
 _chunks = 1  # parts of the rows per call: 8 per thread of numba's pool (set by _build)
 _NO_BITS = np.zeros((1, 0), np.int64)  # the `bits` argument for float32 input (never read)
 _available = None
 _param_buf = np.empty(0)  # γ and β as float64 for the compiled call (see _params64)
 _lock = threading.Lock()  # numba's default threading layer must not be entered from two threads at once
 
+# The background compiler: name -> build() (returns the compiled function with its signatures compiled), the
+# functions that are ready, the names whose build failed (they stay on the numpy path), and the worker thread.
+_builders: dict = {}
+_ready: dict = {}
+_failed: set = set()
+_worker = None
+_worker_lock = threading.Lock()
+
 
 def available() -> bool:
-    """True when numba can be imported and its JIT is not disabled (NUMBA_DISABLE_JIT=1)."""
+    """True when numba is installed and its JIT is not disabled (NUMBA_DISABLE_JIT=1); does not import numba."""
     global _available
     if _available is None:
         if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
             _available = False
         else:
-            try:
-                import numba  # noqa: F401  (lazy: importing numba takes about a second)
-            except ImportError:
-                _available = False
-            else:
-                _available = True
+            _available = importlib.util.find_spec("numba") is not None
     return _available
+
+
+def register(name: str, build) -> None:
+    """Let the background compiler build `name` (build() returns the compiled function, ready to call)."""
+    _builders[name] = build
+
+
+def _pending() -> list:
+    return [n for n in _builders if n not in _ready and n not in _failed]
+
+
+def _work() -> None:
+    global _available, _worker
+    try:
+        import numba  # noqa: F401  (in this thread: the import takes about half a second)
+    except Exception:  # noqa: BLE001 - a broken numba (e.g. built for another numpy) means the numpy path
+        _available = False
+    while _available and _pending():
+        name = _pending()[0]
+        try:
+            _ready[name] = _builders[name]()
+        except Exception:  # noqa: BLE001 - a loop that does not compile here stays on the numpy path
+            _failed.add(name)
+    with _worker_lock:
+        _worker = None
+
+
+def _start() -> threading.Thread | None:
+    global _worker
+    with _worker_lock:
+        if _worker is None and _pending():
+            _worker = threading.Thread(target=_work, name="lnlib-jit", daemon=True)
+            _worker.start()
+        return _worker
+
+
+def compiled(name: str):
+    """The compiled function `name` if it is ready, else None (and its compilation starts in the background)."""
+    fn = _ready.get(name)
+    if fn is None and available() and name not in _failed:
+        _start()
+    return fn
+
+
+def warm_up(wait: bool = True) -> bool:
+    """Compile (or load from numba's disk cache) every loop lnlib registers: layer_norm's and, once
+    lnlib.training is imported, the training loops'. wait=False only starts the background thread. Returns
+    whether every loop is ready (False without numba)."""
+    if not available():
+        return False
+    from . import training  # noqa: F401  (registers its loops)
+
+    worker = _start()
+    while wait and worker is not None:
+        worker.join()
+        worker = _start()  # a loop registered while the worker was finishing
+    return available() and not _pending() and not _failed
 
 
 def applies(arr: np.ndarray, axes: tuple[int, ...]) -> bool:
@@ -80,6 +143,12 @@ def applies(arr: np.ndarray, axes: tuple[int, ...]) -> bool:
     )
 
 
+# The argument types the loop is compiled for in the background: C-contiguous writable rows of float32 (result
+# float32) and of float64. Other types (read-only input, float32 input with float64 γ) are compiled by numba at
+# their first call, as any numba function is.
+_SIGNATURES = [(np.float32, np.float32, True), (np.float64, np.float64, True)]
+
+
 def _build():
     global _chunks
     import numba  # lazy, see the module doc
@@ -90,7 +159,22 @@ def _build():
     _stats.prange = numba.prange
     _chunks = 8 * numba.config.NUMBA_NUM_THREADS
     # Everything compiled lives in lnlib/_stats.py: numba's cache is invalidated by a change of that file.
-    return jit(_stats.normalize_chunks, parallel=True)
+    kernel = jit(_stats.normalize_chunks, parallel=True)
+    for xt, ot, writable in _SIGNATURES:
+        x = np.zeros((1, 1), xt)
+        bits = x.view(np.int64) if xt == np.float64 else _NO_BITS
+        if not writable:
+            x.flags.writeable = False
+            if xt == np.float64:  # float32 input always gets the writable _NO_BITS
+                bits = bits.view()
+                bits.flags.writeable = False
+        out, g = np.zeros((1, 1), ot), np.zeros(1)
+        # compile without running: entering the parallel loop here could meet a call of the main thread
+        kernel.compile(tuple(numba.typeof(a) for a in (x, bits, out, g, g, 0.0, 1)))
+    return kernel
+
+
+register("layer_norm", _build)
 
 
 def jit(f, **options):
@@ -125,15 +209,16 @@ def layer_norm_trailing(arr, n_axes: int, gamma, beta, eps: float, out_dtype) ->
 
     `gamma`/`beta` are None or arrays holding one value per normalized position (any shape of that size).
     Kept lean: on (8, 128, 768) the Python around the compiled call is a few percent of the call.
+    Returns None while the compiled loop is not ready yet (then the caller takes the numpy path: the same bits).
     """
-    global _kernel
+    kernel = _ready.get("layer_norm") or compiled("layer_norm")
+    if kernel is None:
+        return None
     d = math.prod(arr.shape[arr.ndim - n_axes :])
     x2 = np.ascontiguousarray(arr.reshape(-1, d))
     out = np.empty(arr.shape, dtype=out_dtype)
     bits = x2.view(np.int64) if x2.dtype == np.float64 else _NO_BITS
     with _lock:
-        if _kernel is None:
-            _kernel = _build()
         g, b = _params64(gamma, beta, d)
-        _kernel(x2, bits, out.reshape(-1, d), g, b, float(eps), min(x2.shape[0], _chunks))
+        kernel(x2, bits, out.reshape(-1, d), g, b, float(eps), min(x2.shape[0], _chunks))
     return out

@@ -237,27 +237,37 @@ def _standardize_rows_backward(g, xhat, std):  # pragma: no cover  (run compiled
     return dx
 
 
-_KERNELS = None  # the compiled kernels (numba), False where numba is missing or disabled
+def _build_kernels():
+    """Adam's update and LayerNorm's forward and backward compiled (numba; run by lnlib._fast's background
+    compiler, cached on disk as lnlib/_fast.py does) and called once on tiny arrays of the training loop's types."""
+    from numba.extending import register_jitable  # numba is imported by the background compiler
+
+    register_jitable(error_model="numpy")(_row_sum)  # callable from the compiled kernels below
+    kernels = {
+        "adam": _fast.jit(_adam_rows),
+        "standardize": _fast.jit(_standardize_rows),
+        "standardize_backward": _fast.jit(_standardize_rows_backward),
+    }
+    rows = np.zeros((2, 3))
+    kernels["adam"](rows.copy(), rows.copy(), rows.copy(), rows.copy(), np.zeros((2, 1)), 1e-8)
+    xhat = kernels["standardize"](rows.copy(), LN_EPS)[0]
+    kernels["standardize_backward"](rows.copy(), xhat, np.ones((2, 1)))
+    return kernels
+
+
+_fast.register("training", _build_kernels)
+
+
+_KERNELS = None  # None: ask lnlib._fast; False: always the numpy code; a dict: these kernels (tests switch paths)
 
 
 def _kernels():
-    """{name: compiled function} for Adam's update and LayerNorm's forward and backward (numba, imported on the
-    first training step and cached on disk as lnlib/_fast.py does), or None without numba or with
-    NUMBA_DISABLE_JIT=1: then the numpy code runs, with the same bits (tests/test_training.py checks it)."""
-    global _KERNELS
-    if _KERNELS is None:
-        if not _fast.available():
-            _KERNELS = False
-        else:
-            from numba.extending import register_jitable  # numba is imported here by _fast.available()
-
-            register_jitable(error_model="numpy")(_row_sum)  # callable from the compiled kernels below
-            _KERNELS = {
-                "adam": _fast.jit(_adam_rows),
-                "standardize": _fast.jit(_standardize_rows),
-                "standardize_backward": _fast.jit(_standardize_rows_backward),
-            }
-    return _KERNELS or None
+    """{name: compiled function} for Adam's update and LayerNorm's forward and backward, or None without numba,
+    with NUMBA_DISABLE_JIT=1 or while they are still compiling in the background (lnlib._fast): then the numpy
+    code runs, with the same bits (tests/test_training.py checks it), so a first training never waits on numba."""
+    if _KERNELS is not None:
+        return _KERNELS or None
+    return _fast.compiled("training")
 
 
 def _adam_kernel():

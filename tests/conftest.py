@@ -45,4 +45,13 @@ def _fresh_tries():
     from lnlib import _record
 
     _record.forget_tries()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_loops_ready():
+    """lnlib compiles its numba loops in a background thread and meanwhile takes the numpy path (the same bits);
+    tests that compare the two paths need the compiled loops, so every test session waits for them once."""
+    from lnlib import _fast
+
+    _fast.warm_up(wait=True)
     yield

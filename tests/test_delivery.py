@@ -18,7 +18,7 @@ import yaml
 from helpers import executed
 
 from lnlib.answers import UNANSWERED
-from tools import build_site, course, hub_link, make_student, nav
+from tools import build_site, course, hub_link, make_student, nav, repository
 from tools.course import CHECK_CALL, NOTEBOOKS, REVEAL_SUMMARY, ROOT, exercise_names, notebook_paths, solution_path
 
 PATHS = notebook_paths()
@@ -88,10 +88,13 @@ class Page(HTMLParser):
 # ------------------------------------------------------------------ the static site
 
 
+FORK = "alice/ln-course"  # a fork's repository setting: every link of the site must follow it
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
-    build_site.build(out, quiet=True)
+    build_site.build(out, repository=FORK, quiet=True)
     return out
 
 
@@ -192,8 +195,10 @@ def test_math_is_typeset_by_the_local_mathjax(site):
 def test_binder_link_and_widget_notes(site, path):
     nb = read(path)
     text = page_of(site, path.stem).read_text(encoding="utf-8")
-    binder = nav.binder_url(path.stem)
+    binder = nav.binder_url(path.stem, FORK, "")
+    assert binder == f"https://mybinder.org/v2/gh/{FORK}/HEAD?urlpath=lab/tree/notebooks/{path.stem}.ipynb"
     assert f'class="ln-binder" href="{binder}"' in text
+    assert course.PLACEHOLDER_REPOSITORY not in text and "ln-preview" not in text
     assert text.count('<div class="ln-widget-note">') == widget_cells(nb)
     assert WIDGET_MIME not in text
 
@@ -224,7 +229,7 @@ def test_site_build_picks_up_new_notebooks_with_plots_and_widgets(tmp_path):
     ]
     nbformat.write(nb, notebooks / "99-later.ipynb")
     plan = dataclasses.replace(course.PLAN, lessons=(*course.LESSONS, course.Lesson("99-later", "新的一篇", "新")))
-    pages = build_site.build(tmp_path / "site", notebooks=notebooks, plan=plan, quiet=True)
+    pages = build_site.build(tmp_path / "site", notebooks=notebooks, plan=plan, preview=True, quiet=True)
     assert [p.name for p in pages] == ["index.html", "99-later.html"]
     assert "ln-soon" in pages[1].read_text(encoding="utf-8")
     text = pages[1].read_text(encoding="utf-8")
@@ -385,17 +390,41 @@ def test_studentize_removes_filled_answers_and_solution_cells():
 
 
 def test_hub_link_has_the_nbgitpuller_form():
-    link = hub_link.nbgitpuller_link("hub.example.edu", "owner/ln-course")
+    link = hub_link.nbgitpuller_link("hub.example.edu", "owner/ln-course", branch="")
     assert link == (
         "https://hub.example.edu/hub/user-redirect/git-pull?repo=https://github.com/owner/ln-course"
-        "&branch=main&urlpath=lab/tree/ln-course/notebooks/00-index.ipynb"
+        "&targetpath=ln-course&urlpath=lab/tree/ln-course/notebooks/00-index.ipynb"
     )
     query = parse_qs(urlsplit(link).query)
     assert query == {
         "repo": ["https://github.com/owner/ln-course"],
-        "branch": ["main"],
+        "targetpath": ["ln-course"],
         "urlpath": ["lab/tree/ln-course/notebooks/00-index.ipynb"],
     }
+
+
+def nbgitpuller_clone_dir(query: dict[str, list[str]], parent_path: str = "") -> str:
+    """Where nbgitpuller 1.x clones (its handler, written out independently of hub_link): the server root joined
+    with $NBGITPULLER_PARENTPATH and `targetpath`, whose default is the URL's last part as it is (.git kept)."""
+    repo = query["repo"][0]
+    return str(Path(parent_path) / query.get("targetpath", [repo.split("/")[-1]])[0]).removeprefix("./")
+
+
+@pytest.mark.parametrize(
+    "repo",
+    ["https://gitlab.com/组/仓库.git", "https://github.com/owner/ln-course", "git@gitlab.com:team/course.git"],
+)
+@pytest.mark.parametrize("parent_path", ["", "courses"])
+def test_hub_link_opens_the_folder_nbgitpuller_clones_into(repo, parent_path):
+    """The teacher guide's GitLab example opened lab/tree/仓库/… while nbgitpuller cloned into 仓库.git/."""
+    link = hub_link.nbgitpuller_link("hub.example.edu", repo, branch="", parent_path=parent_path)
+    query = parse_qs(urlsplit(link).query)
+    opened = query["urlpath"][0].removeprefix("lab/tree/").removesuffix("/notebooks/00-index.ipynb")
+    assert opened == nbgitpuller_clone_dir(query, parent_path)
+    assert "branch" not in query, "no branch unless asked: nbgitpuller then pulls the repository's default branch"
+    # nbgitpuller's own default folder keeps ".git", so a link without targetpath would open the wrong folder
+    without = {k: v for k, v in query.items() if k != "targetpath"}
+    assert (nbgitpuller_clone_dir(without) == opened) is (not repo.endswith(".git") and not parent_path)
 
 
 def test_hub_link_normalizes_hubs_repositories_and_encodes_values():
@@ -409,6 +438,7 @@ def test_hub_link_normalizes_hubs_repositories_and_encodes_values():
     assert (parts.scheme, parts.netloc, parts.path) == ("https", "jupyter.uni.edu", "/hub/user-redirect/git-pull")
     assert parse_qs(parts.query) == {
         "repo": ["https://gitlab.com/team/course.git"],
+        "targetpath": ["course"],
         "branch": ["spring 2025&x"],
         "urlpath": ["lab/tree/course/notebooks/03-one-row-by-hand.ipynb"],
     }
@@ -417,12 +447,108 @@ def test_hub_link_normalizes_hubs_repositories_and_encodes_values():
         hub_link.nbgitpuller_link("h.edu", "OWNER/REPO")
     with pytest.raises(ValueError, match="repo"):
         hub_link.nbgitpuller_link("h.edu", "not a repo")
+    with pytest.raises(ValueError, match="folder"):
+        hub_link.nbgitpuller_link("h.edu", "a/b", folder="../home")
 
 
 def test_hub_link_command_line(capsys):
     assert hub_link.main(["hub.example.edu", "owner/name", "--notebook", "notebooks/02-which-axis.ipynb"]) == 0
     out = capsys.readouterr().out.strip()
-    assert out.endswith("urlpath=lab/tree/name/notebooks/02-which-axis.ipynb")
+    assert out.endswith("targetpath=name&urlpath=lab/tree/name/notebooks/02-which-axis.ipynb")
+    assert "branch=" not in out
+    assert hub_link.main(["hub.example.edu", "owner/name", "--branch", "spring", "--parent-path", "c"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert "&branch=spring&" in out and out.endswith("urlpath=lab/tree/c/name/notebooks/00-index.ipynb")
+
+
+# ------------------------------------------------------------------ the repository setting: a fork's whole path
+
+
+@pytest.fixture
+def fork(tmp_path) -> repository.Files:
+    """A fork's checkout: the files that carry the repository setting, the notebooks, and the plan."""
+    (tmp_path / "tools").mkdir()
+    for name in ("README.md", "CITATION.cff", "tools/course.toml"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    (tmp_path / "notebooks").mkdir()
+    for path in PATHS:
+        (tmp_path / "notebooks" / path.name).write_bytes(path.read_bytes())
+    return repository.Files(tmp_path)
+
+
+def launch_links(files: repository.Files) -> list[str]:
+    texts = [files.readme.read_text(encoding="utf-8"), files.citation.read_text(encoding="utf-8")]
+    texts += [p.read_text(encoding="utf-8") for p in sorted((files.root / "notebooks").glob("*.ipynb"))]
+    return [m for t in texts for m in re.findall(r"https://(?:mybinder\.org/v2/gh|github\.com)/[^\s)\"'\\<]+", t)]
+
+
+def test_a_forks_repository_setting_reaches_every_link(fork, capsys):
+    """`python -m tools.nav --repo` used to rewrite course.toml and the notebooks but not README or CITATION."""
+    before = launch_links(fork)
+    assert len(before) == len(PATHS) + 2 and all(course.PLACEHOLDER_REPOSITORY in x for x in before)
+    assert nav.main(["--check"], files=fork) == 0
+    assert "placeholder OWNER/REPO" in capsys.readouterr().err  # the shipped setting is named, not accepted silently
+
+    assert nav.main(["--repo", FORK], files=fork) == 0
+    links = launch_links(fork)
+    assert len(links) == len(before)
+    assert not any(course.PLACEHOLDER_REPOSITORY in x for x in links)
+    binder = [x for x in links if "mybinder.org" in x]
+    assert len(binder) == len(PATHS) + 1 and all(
+        x.startswith(f"https://mybinder.org/v2/gh/{FORK}/HEAD?") for x in binder
+    )
+    plan = course.load_plan(fork.plan)
+    assert (plan.repository, plan.branch) == (FORK, "") and plan.lessons == course.LESSONS
+    cff = yaml.safe_load(fork.citation.read_text(encoding="utf-8"))
+    assert cff["repository-code"] == f"https://github.com/{FORK}"
+    assert nav.main(["--check"], files=fork) == 0
+    assert "placeholder" not in capsys.readouterr().err
+
+    # a branch is part of the one setting too, and a hand edit of a derived link is caught by --check (make lint)
+    assert nav.main(["--branch", "spring-2027"], files=fork) == 0
+    assert all(f"/v2/gh/{FORK}/spring-2027?" in x for x in launch_links(fork) if "mybinder.org" in x)
+    assert course.load_plan(fork.plan).branch == "spring-2027"
+    fork.readme.write_text(fork.readme.read_text(encoding="utf-8").replace("spring-2027", "main"), encoding="utf-8")
+    assert nav.main(["--check"], files=fork) == 1
+    assert "README.md" in capsys.readouterr().out
+
+    # the site and the Hub link of the fork follow the same setting
+    lesson, path = course.planned_notebooks(plan, fork.root / "notebooks")[3]
+    small = fork.root / "small"
+    small.mkdir()
+    (small / path.name).write_bytes(path.read_bytes())
+    page = build_site.build(fork.root / "site", notebooks=small, plan=course.load_plan(fork.plan), quiet=True)[0]
+    assert f"/v2/gh/{FORK}/spring-2027?urlpath=lab/tree/notebooks/{lesson.stem}.ipynb" in page.read_text("utf-8")
+    link = hub_link.nbgitpuller_link("hub.example.edu", plan.repository, branch="spring-2027")
+    assert parse_qs(urlsplit(link).query)["repo"] == [f"https://github.com/{FORK}"]
+
+
+def test_a_bad_setting_is_refused_before_anything_is_written(fork):
+    original = {p: p.read_bytes() for p in (fork.readme, fork.citation, fork.plan)}
+    for argv in (
+        ["--repo", "alice"],
+        ["--repo", "a/b/c"],
+        ["--repo", FORK, "--branch", "../x"],
+        ["--check", "--repo", FORK],
+    ):
+        with pytest.raises(SystemExit):
+            nav.main(argv, files=fork)
+    fork.readme.write_text("# no badge here\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        nav.main(["--repo", FORK], files=fork)
+    assert fork.plan.read_bytes() == original[fork.plan] and fork.citation.read_bytes() == original[fork.citation]
+
+
+def test_the_site_refuses_the_placeholder_unless_asked_for_a_preview(tmp_path):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    (folder / PATHS[1].name).write_bytes(PATHS[1].read_bytes())
+    placeholder = dataclasses.replace(course.PLAN, repository=course.PLACEHOLDER_REPOSITORY)
+    with pytest.raises(ValueError, match="placeholder OWNER/REPO.*--preview"):
+        build_site.build(tmp_path / "site", notebooks=folder, plan=placeholder, quiet=True)
+    assert not (tmp_path / "site").exists()
+    page = build_site.build(tmp_path / "site", notebooks=folder, plan=placeholder, preview=True, quiet=True)[0]
+    assert 'class="ln-preview"' in page.read_text(encoding="utf-8")
 
 
 def test_licences_and_citation():
@@ -486,3 +612,56 @@ def test_teacher_guide_covers_every_lesson_and_every_way_to_run_it():
         "CC BY 4.0",
     ):
         assert must in guide, must
+
+
+def test_teacher_guide_prepares_a_class_on_a_hub_and_an_offline_room():
+    """Issue 27, item 7: a Hub image recipe, memory sizing, Binder's user cap and culling; the offline recipe's
+    build backend pinned within pyproject.toml's bound (it downloaded setuptools unpinned, while < 85 is needed)."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    guide = (ROOT / "docs" / "teacher-guide.md").read_text(encoding="utf-8")
+    for must in (
+        "repo2docker",
+        "tools.simulate_binder",
+        "340 MiB",
+        "singleuser.memory.limit",
+        "NBGITPULLER_PARENTPATH",
+    ):
+        assert must in guide, must
+    assert "不会保存" in guide and "同时在线的人数有上限" in guide and "回收不会丢失工作" in guide
+    assert "构建出和测试完全相同的环境" not in guide, "Binder does not build the test environment"
+    downloads = re.findall(r"pip download (setuptools\S*)", guide)
+    assert downloads, "the offline recipe must download the build backend"
+    backend = Requirement(tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"][0])
+    dev = dict(x.split("==") for x in (ROOT / "requirements-dev.txt").read_text().split() if "==" in x)
+    for text in downloads:
+        req = Requirement(text)
+        pinned = str(req.specifier).removeprefix("==")
+        assert str(req.specifier).startswith("=="), f"unpinned: {text}"
+        assert backend.specifier.contains(pinned) and pinned == dev["setuptools"], text
+
+
+def test_site_pages_fit_a_phone_and_follow_a_dark_system_style(site):
+    """Issue 27, item 6: at 390 px the tables wrapped their row labels one character per line and figures shrank
+    (the lab theme's rules won over a plain selector); there was no dark style. Looked at in Chromium at 390 px."""
+    text = page_of(site, PATHS[3].stem).read_text(encoding="utf-8")
+    assert re.search(r'<meta content="width=device-width[^"]*" name="viewport"', text)
+    css = (site / "_static" / "site.css").read_text(encoding="utf-8")
+    phone = css[css.index("@media (max-width: 640px)") :]
+    assert "white-space: nowrap" in phone and "min-width: 560px" in phone and "overflow-x: auto" in phone
+    dark = css[css.index("@media (prefers-color-scheme: dark)") :]
+    assert "--jp-layout-color0" in dark and ".jp-RenderedImage img { background: #fff" in dark
+
+
+def test_pdf_finds_a_browser_on_every_system_or_says_how_to_print(tmp_path, monkeypatch):
+    from tools import pdf
+
+    assert any("Google Chrome.app" in p for p in pdf.BROWSERS) and any(p.endswith("msedge.exe") for p in pdf.BROWSERS)
+    chrome = tmp_path / "chrome"
+    chrome.write_text("")
+    assert pdf.find_chromium([str(tmp_path / "none"), str(chrome)], environ={}) == chrome
+    assert pdf.find_chromium([], environ={"LNLIB_CHROMIUM": str(chrome)}) == chrome
+    with pytest.raises(SystemExit, match="Save as PDF"):
+        pdf.find_chromium([str(tmp_path / "none")], environ={})

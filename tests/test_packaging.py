@@ -52,14 +52,16 @@ def canon(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def pins(path: Path) -> dict[str, str]:
-    """{canonical name: version} of a requirements file's `name==version` lines (other lines are checked elsewhere)."""
+def pins(path: Path, env: dict[str, str] = MARKER_ENV) -> dict[str, str]:
+    """{canonical name: version} of a requirements file's `name==version[; marker]` lines whose marker holds in `env`
+    (Linux, CPython 3.11, by default; other lines are checked elsewhere)."""
     out = {}
     for line in path.read_text().splitlines():
         line = line.split("#")[0].strip()
         if line and not line.startswith("-"):
             req = Requirement(line)
-            out[canon(req.name)] = str(req.specifier).removeprefix("==")
+            if req.marker is None or req.marker.evaluate(env | {"extra": ""}):
+                out[canon(req.name)] = str(req.specifier).removeprefix("==")
     return out
 
 
@@ -135,7 +137,7 @@ def test_runtime_file_is_pinned_and_holds_no_test_tools():
     lines = requirement_lines(RUNTIME)
     assert lines, RUNTIME
     for line in lines:
-        assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.+\-]+", line), f"not an exact pin: {line!r}"
+        assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.+\-]+(; [^;]+)?", line), f"not an exact pin: {line!r}"
     names = set(pins(RUNTIME))
     assert not names & TEST_TOOLS, f"test tools in the learner's image: {sorted(names & TEST_TOOLS)}"
     assert {"jupyterlab", "notebook", "ipykernel", "ipywidgets", "numpy", "pandas", "matplotlib", "scipy"} <= names
@@ -446,7 +448,7 @@ def test_make_says_what_to_install_without_python_3_11(tmp_path):
             env=env,
         )
         assert run.returncode != 0, args
-        for hint in ("Python 3.11 or newer", "apt-get install", "brew install python@3.11", "winget install"):
+        for hint in ("Python 3.11.2 or newer", "apt-get install", "brew install python@3.11", "winget install"):
             assert hint in run.stderr, (hint, run.stderr)
     ok = subprocess.run(
         ["make", "-s", "--no-print-directory", "python-check", f"PYTHON={sys.executable}"],

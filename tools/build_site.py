@@ -3,6 +3,7 @@
     python -m tools.build_site                 # -> build/site/
     python -m tools.build_site --out DIR       # somewhere else
     python -m tools.build_site --repo owner/name   # Binder links for a fork (default: tools/course.toml)
+    python -m tools.build_site --preview           # build even while the repository is the placeholder OWNER/REPO
 
 One page per notebook in course order; notebooks/00-index.ipynb (the course map) becomes index.html. Every page has
 a navigation bar (← previous · 目录 · next →, the whole plan with 即将推出 for lessons not written yet) and a Binder
@@ -29,6 +30,7 @@ import nbformat
 from nbconvert import HTMLExporter
 
 from tools import course, nav
+from tools import repository as repo_setting
 
 DEFAULT_OUT = course.BUILD / "site"
 TEMPLATES = Path(__file__).resolve().parent / "site"  # lnsite.html.j2, site.css, print.css, binder-badge.svg
@@ -38,13 +40,17 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 BINDER_BADGE_REMOTE = "https://mybinder.org/badge_logo.svg"
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
 MATHJAX_PIN = "jupyter-server-mathjax==0.2.6"
+PREVIEW_NOTE = (
+    '<p class="ln-preview">预览版：课程仓库还没有设置（tools/course.toml 里仍是 OWNER/REPO），'
+    "所以 Binder 按钮还打不开。</p>\n"
+)
 
 
 def page_name(stem: str) -> str:
     return "index.html" if stem == course.INDEX_STEM else f"{stem}.html"
 
 
-def _nav_bar(i: int, lessons: list[course.Lesson], repository: str, static: str, title: str) -> str:
+def _nav_bar(i: int, lessons: list[course.Lesson], repository: str, static: str, title: str, branch: str = "") -> str:
     def link(j: int, text: str) -> str:
         if 0 <= j < len(lessons):
             other = lessons[j]
@@ -52,7 +58,7 @@ def _nav_bar(i: int, lessons: list[course.Lesson], repository: str, static: str,
             return f'<a href="{page_name(other.stem)}">{text.format(html.escape(label))}</a>'
         return ""
 
-    binder = nav.binder_url(lessons[i].stem, repository)
+    binder = nav.binder_url(lessons[i].stem, repository, branch)
     return "\n".join(
         [
             '<nav class="ln-nav">',
@@ -137,15 +143,26 @@ def build(
     notebooks: Path = course.NOTEBOOKS,
     plan: course.Plan | None = None,
     repository: str | None = None,
+    branch: str | None = None,
+    preview: bool = False,
     quiet: bool = False,
 ) -> list[Path]:
     """Write the site into `out` (emptied first); return the pages in course order.
 
-    Raises course.UnplannedNotebookError (before writing anything) for a notebook the plan does not list.
+    Raises course.UnplannedNotebookError (before writing anything) for a notebook the plan does not list, and a
+    ValueError while the repository is the placeholder OWNER/REPO (its Binder links would not open) unless
+    `preview` is set (the pages then say so at the top).
     """
     plan = plan or course.PLAN
     repository = repository or plan.repository
+    branch = plan.branch if branch is None else branch
     found = course.planned_notebooks(plan, notebooks)
+    placeholder = repo_setting.is_placeholder(repository)
+    if placeholder and not preview:
+        raise ValueError(
+            f"repository: still the placeholder {repo_setting.PLACEHOLDER}, so every Binder link of the site would "
+            f"fail; {repo_setting.HOW_TO_SET}, or build a preview with --preview"
+        )
     if not found:
         raise ValueError(f"notebooks: no NN-slug.ipynb in {notebooks}")
     lessons = [lesson for lesson, _ in found]
@@ -162,9 +179,12 @@ def build(
     pages = []
     for i, (lesson, path) in enumerate(found):
         nb = nbformat.read(path, as_version=4)
-        binder = nav.binder_url(lesson.stem, repository)
+        binder = nav.binder_url(lesson.stem, repository, branch)
+        nav.set_header(nb, lesson, repository, branch)  # the notebook's own Binder link follows --repo/--branch too
         prepare(nb, binder)
-        bar = _nav_bar(i, lessons, repository, "_static/", plan.title)
+        bar = _nav_bar(i, lessons, repository, "_static/", plan.title, branch)
+        if placeholder:
+            bar = PREVIEW_NOTE + bar
         site = {
             "static": "_static/",
             "mathjax_config": MATHJAX_CONFIG,
@@ -186,10 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (emptied first)")
     parser.add_argument("--repo", help="owner/name of the GitHub repository, for Binder links")
+    parser.add_argument("--branch", help="the branch Binder opens (default: tools/course.toml)")
+    parser.add_argument("--preview", action="store_true", help="build even with the placeholder repository")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
-        pages = build(args.out, repository=args.repo)
+        pages = build(args.out, repository=args.repo, branch=args.branch, preview=args.preview)
     except ValueError as exc:  # a notebook missing from the plan
         parser.error(str(exc))
     size = sum(p.stat().st_size for p in args.out.rglob("*") if p.is_file())

@@ -43,6 +43,7 @@ def answer_placeholder(name: str) -> str:
 
 REPOSITORY_FORMAT = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 PLACEHOLDER_REPOSITORY = "OWNER/REPO"
+BRANCH_FORMAT = re.compile(r"(?:[A-Za-z0-9_.][A-Za-z0-9_./-]*)?")  # "" = the repository's default branch
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Plan:
     repository: str  # "owner/name" on GitHub
     license_note: str
     lessons: tuple[Lesson, ...]
+    branch: str = ""  # "" = the repository's default branch (Binder's HEAD; nbgitpuller picks it too)
 
     @property
     def stems(self) -> list[str]:
@@ -89,7 +91,7 @@ class UnplannedNotebookError(ValueError):
 def load_plan(path: Path = PLAN_FILE) -> Plan:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     lessons = tuple(Lesson(x["stem"], x["title"], x["summary"], tuple(x.get("goals", ()))) for x in data["lesson"])
-    return Plan(data["title"], data["repository"], data["license_note"], lessons)
+    return Plan(data["title"], data["repository"], data["license_note"], lessons, data.get("branch", ""))
 
 
 def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:
@@ -126,18 +128,22 @@ def function_exercise_names(nb: nbformat.NotebookNode) -> list[str]:
     return [name for c in nb.cells if c.cell_type == "code" for name in FUNCTION_CALL.findall(c.source)]
 
 
-def set_repository(repository: str, path: Path = PLAN_FILE) -> None:
-    """Write `repository = "owner/name"` into the plan file (the one top-level key; comments are kept)."""
+def set_repository(repository: str, path: Path = PLAN_FILE, *, branch: str = "") -> None:
+    """Write `repository = "owner/name"` and `branch = "…"` into the plan file (top-level keys; comments kept)."""
     if not REPOSITORY_FORMAT.fullmatch(repository):
         raise ValueError(f"repository: expected 'owner/name', got {repository!r}")
+    if not BRANCH_FORMAT.fullmatch(branch) or ".." in branch or branch.endswith(("/", ".lock")):
+        raise ValueError(f"branch: expected a git branch name or '' (the default branch), got {branch!r}")
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     top = next((i for i, line in enumerate(lines) if line.startswith("[")), len(lines))  # before the first table
-    hits = [i for i in range(top) if re.match(r"repository\s*=", lines[i])]
-    if len(hits) != 1:
-        raise ValueError(f"{path.name}: expected one top-level `repository = ...` line, found {len(hits)}")
-    lines[hits[0]] = f'repository = "{repository}"\n'
+    for key, value in (("repository", repository), ("branch", branch)):
+        hits = [i for i in range(top) if re.match(rf"{key}\s*=", lines[i])]
+        if len(hits) != 1:
+            raise ValueError(f"{path.name}: expected one top-level `{key} = ...` line, found {len(hits)}")
+        lines[hits[0]] = f'{key} = "{value}"\n'
     text = "".join(lines)
-    if tomllib.loads(text)["repository"] != repository:  # pragma: no cover - guards the line edit above
+    data = tomllib.loads(text)
+    if (data["repository"], data["branch"]) != (repository, branch):  # pragma: no cover - guards the line edit
         raise ValueError(f"{path.name}: could not set repository")
     path.write_text(text, encoding="utf-8")
 
@@ -146,5 +152,6 @@ PLAN = load_plan()
 # Short names for the plan's fields (most tools need only these).
 SERIES_TITLE = PLAN.title
 REPOSITORY = PLAN.repository
+BRANCH = PLAN.branch
 LICENSE_NOTE = PLAN.license_note
 LESSONS = PLAN.lessons

@@ -1,14 +1,18 @@
 """Print the nbgitpuller link that pulls this course into a student's JupyterHub account and opens a notebook.
 
     python -m tools.hub_link https://hub.example.edu
-    python -m tools.hub_link hub.example.edu https://github.com/owner/name --branch main
+    python -m tools.hub_link hub.example.edu https://gitlab.com/team/course.git --branch spring
     python -m tools.hub_link hub.example.edu owner/name --notebook notebooks/03-one-row-by-hand.ipynb
+    python -m tools.hub_link hub.example.edu owner/name --parent-path courses   # a hub with NBGITPULLER_PARENTPATH
 
 The link has the form
-    https://<hub>/hub/user-redirect/git-pull?repo=<url>&branch=main&urlpath=lab/tree/<repo>/notebooks/00-index.ipynb
-where <repo> is the folder nbgitpuller clones into (the last part of the repository URL). The hub needs the
-nbgitpuller server extension installed (`pip install nbgitpuller` in the hub's user image). A repository given as
-"owner/name" means GitHub; the default is `repository` in tools/course.toml.
+    https://<hub>/hub/user-redirect/git-pull?repo=<url>&targetpath=<folder>&urlpath=lab/tree/<folder>/notebooks/00-index.ipynb
+nbgitpuller clones into <folder> (under $NBGITPULLER_PARENTPATH if the hub sets it, relative to the server's root);
+the link names that folder itself (`targetpath`), so the page it opens is where the files are whatever the URL
+looks like (nbgitpuller's own default keeps a `.git` ending: `course.git/`). Without `--branch` (and without
+`branch` in tools/course.toml) the link names no branch and nbgitpuller pulls the repository's default branch. The
+hub needs the nbgitpuller server extension (`pip install nbgitpuller` in the hub's user image). A repository given
+as "owner/name" means GitHub; the default is `repository` in tools/course.toml.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ import re
 from urllib.parse import quote, urlsplit
 
 from tools import course
+from tools import repository as repo_setting
 
 DEFAULT_NOTEBOOK = f"notebooks/{course.INDEX_STEM}.ipynb"
+FOLDER = re.compile(r"\w[\w.-]*")  # one folder name (Unicode letters allowed), no path
 
 
 def repository_url(repo: str) -> str:
@@ -44,28 +50,42 @@ def hub_url(hub: str) -> str:
 
 
 def clone_folder(repo_url: str) -> str:
-    """The folder nbgitpuller clones into: the repository's name without .git."""
-    name = re.split(r"[/:]", repo_url.rstrip("/"))[-1]
-    return name.removesuffix(".git")
+    """The folder the link asks nbgitpuller to clone into (`targetpath`): the repository's name without .git."""
+    name = re.split(r"[/:]", repo_url.rstrip("/"))[-1].removesuffix(".git")
+    if not FOLDER.fullmatch(name):
+        raise ValueError(f"repo: cannot name a folder after {repo_url!r}")
+    return name
 
 
 def nbgitpuller_link(
     hub: str,
     repo: str = course.REPOSITORY,
     *,
-    branch: str = "main",
+    branch: str = course.BRANCH,
     notebook: str = DEFAULT_NOTEBOOK,
     interface: str = "lab",
+    folder: str | None = None,
+    parent_path: str = "",
 ) -> str:
+    """The git-pull link; `branch` "" = none (the repository's default branch), `parent_path` = the hub's
+    NBGITPULLER_PARENTPATH (nbgitpuller clones into it, so the page to open is under it too)."""
     url = repository_url(repo)
-    if course.PLACEHOLDER_REPOSITORY in url:
+    if repo_setting.is_placeholder(repo) or course.PLACEHOLDER_REPOSITORY in url:
         raise ValueError(
             f"repo: tools/course.toml still has the placeholder {course.PLACEHOLDER_REPOSITORY}; "
-            "pass the real repository"
+            f"pass the real repository or {repo_setting.HOW_TO_SET}"
         )
-    urlpath = f"{interface}/tree/{clone_folder(url)}/{notebook.lstrip('/')}"
+    folder = folder or clone_folder(url)
+    if not FOLDER.fullmatch(folder):
+        raise ValueError(f"folder: expected a plain folder name, got {folder!r}")
+    parent = parent_path.strip("/")
+    tree = f"{parent}/{folder}" if parent else folder
+    urlpath = f"{interface}/tree/{tree}/{notebook.lstrip('/')}"
     # ':' and '/' may stay as they are in a query string; everything else that is special is percent-encoded.
-    query = f"repo={quote(url, safe=':/@')}&branch={quote(branch, safe='')}&urlpath={quote(urlpath, safe='/')}"
+    query = f"repo={quote(url, safe=':/@')}&targetpath={quote(folder, safe='')}"
+    if branch:
+        query += f"&branch={quote(branch, safe='')}"
+    query += f"&urlpath={quote(urlpath, safe='/')}"
     return f"{hub_url(hub)}/hub/user-redirect/git-pull?{query}"
 
 
@@ -78,7 +98,16 @@ def main(argv: list[str] | None = None) -> int:
         default=course.REPOSITORY,
         help="owner/name on GitHub or a git URL (default: repository in tools/course.toml)",
     )
-    parser.add_argument("--branch", default="main")
+    parser.add_argument(
+        "--branch",
+        default=course.BRANCH,
+        help="the branch to pull (default: branch in tools/course.toml; none = the repository's default branch)",
+    )
+    parser.add_argument(
+        "--parent-path",
+        default="",
+        help="the hub's NBGITPULLER_PARENTPATH, if it sets one (the folder nbgitpuller clones into)",
+    )
     parser.add_argument("--notebook", default=DEFAULT_NOTEBOOK, help="the page to open, relative to the repository")
     parser.add_argument(
         "--interface",
@@ -89,7 +118,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         print(
-            nbgitpuller_link(args.hub, args.repo, branch=args.branch, notebook=args.notebook, interface=args.interface)
+            nbgitpuller_link(
+                args.hub,
+                args.repo,
+                branch=args.branch,
+                notebook=args.notebook,
+                interface=args.interface,
+                parent_path=args.parent_path,
+            )
         )
     except ValueError as exc:
         parser.error(str(exc))

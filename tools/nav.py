@@ -3,34 +3,38 @@
 Cells are found by a marker comment on their first line, so running this again only replaces them.
     python -m tools.nav            # update notebooks in place
     python -m tools.nav --check    # exit 1 if any notebook is out of date (make lint)
-    python -m tools.nav --repo owner/name   # set the repository of the Binder links (in tools/course.toml)
-The plan is tools/course.toml; a notebook it does not list stops the tool with a clear error.
+    python -m tools.nav --repo owner/name [--branch name]   # set the repository every link is derived from
+The plan is tools/course.toml; a notebook it does not list stops the tool with a clear error. The repository and
+branch there are the one setting of every launch link (tools/repository.py): this tool writes them into the
+notebook headers, the README's Binder badge and CITATION.cff, and `--check` reports any of them out of step.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
 
 import nbformat
 
 from tools import course
+from tools import repository as repo_setting
 
 HEADER, FOOTER, MAP = "<!-- nav:header -->", "<!-- nav:footer -->", "<!-- nav:map -->"
 
 
-def binder_url(stem: str, repository: str = course.REPOSITORY) -> str:
-    return f"https://mybinder.org/v2/gh/{repository}/HEAD?urlpath=lab/tree/notebooks/{stem}.ipynb"
+def binder_url(stem: str, repository: str = course.REPOSITORY, branch: str = course.BRANCH) -> str:
+    return repo_setting.binder_url(repository, branch, f"notebooks/{stem}.ipynb")
 
 
-def header(lesson: course.Lesson, repository: str) -> str:
+def header(lesson: course.Lesson, repository: str, branch: str = course.BRANCH) -> str:
     lines = [HEADER, f"# {course.SERIES_TITLE} · 第 {lesson.number} 篇：{lesson.title}", "", lesson.summary, ""]
     if lesson.goals:
         lines += ["**这一篇你将学到：**", ""] + [f"- {g}" for g in lesson.goals] + [""]
     # a text link, not the badge image: the notebook must show nothing broken when opened offline
     lines.append(
-        f"[▶ 在 Binder 中打开]({binder_url(lesson.stem, repository)})"
+        f"[▶ 在 Binder 中打开]({binder_url(lesson.stem, repository, branch)})"
         " · 运行方法：从上到下依次运行每个单元格（Shift + Enter），或选择菜单「Run → Run All Cells」。"
     )
     return "\n".join(lines)
@@ -87,19 +91,30 @@ def _put(nb, marker, text, where):
     return True
 
 
-def update(check: bool = False, repository: str | None = None, notebooks: Path = course.NOTEBOOKS) -> list[str]:
+def set_header(nb, lesson: course.Lesson, repository: str, branch: str = course.BRANCH) -> bool:
+    """Write the generated header (with its Binder link) into a notebook in memory; True if it changed."""
+    return _put(nb, HEADER, header(lesson, repository, branch), "start")
+
+
+def update(
+    check: bool = False,
+    repository: str | None = None,
+    notebooks: Path = course.NOTEBOOKS,
+    branch: str | None = None,
+) -> list[str]:
     """Bring every notebook's generated cells up to date; return the names of notebooks that changed.
 
     Raises course.UnplannedNotebookError (before touching any file) for a notebook the plan does not list.
     """
     repository = repository or course.REPOSITORY
+    branch = course.BRANCH if branch is None else branch
     found = course.planned_notebooks(folder=notebooks)
     present = {lesson.stem for lesson, _ in found}
     changed = []
     for lesson, path in found:
         stem = lesson.stem
         nb = nbformat.read(path, as_version=4)
-        dirty = _put(nb, HEADER, header(lesson, repository), "start")
+        dirty = set_header(nb, lesson, repository, branch)
         dirty |= _put(nb, FOOTER, footer(lesson, present), "end")
         if stem == course.INDEX_STEM:
             dirty |= _put(nb, MAP, course_map(present), "existing")
@@ -110,19 +125,36 @@ def update(check: bool = False, repository: str | None = None, notebooks: Path =
     return changed
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, files: repo_setting.Files = repo_setting.HERE) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="only report notebooks whose cells are out of date")
-    parser.add_argument("--repo", help="owner/name of the GitHub repository, for Binder links")
+    parser.add_argument("--check", action="store_true", help="only report files whose generated parts are out of date")
+    parser.add_argument("--repo", help="owner/name of the GitHub repository every launch link points to")
+    parser.add_argument("--branch", help="the branch the links open (default: the repository's default branch)")
     args = parser.parse_args(argv)
+    if args.check and (args.repo or args.branch is not None):
+        parser.error("--check compares with tools/course.toml; it takes no --repo or --branch")
+    plan = course.load_plan(files.plan)
+    repository = args.repo or plan.repository
+    branch = plan.branch if args.branch is None else args.branch
+    notebooks = files.root / "notebooks"
     try:
-        if args.repo and not args.check:
-            course.set_repository(args.repo)
-        changed = update(check=args.check, repository=args.repo)
-    except ValueError as exc:  # an unplanned notebook, a malformed repository name
+        course.planned_notebooks(plan, notebooks)  # an unplanned notebook stops everything before any write
+        if args.check:
+            changed = repo_setting.out_of_date(repository, branch, files)
+        else:
+            written = repo_setting.apply(repository, branch, files)
+            changed = [name for name in written if name != files.plan.name]
+        changed += update(check=args.check, repository=repository, notebooks=notebooks, branch=branch)
+    except ValueError as exc:  # an unplanned notebook, a malformed repository or branch name
         parser.error(str(exc))
-    if args.repo and not args.check:
-        print(f"repository set to {args.repo} in tools/course.toml; set repository-code in CITATION.cff to match")
+    if repo_setting.is_placeholder(repository):
+        print(
+            f"note: the repository is still the placeholder {repo_setting.PLACEHOLDER}, so Binder links do not "
+            f"open; {repo_setting.HOW_TO_SET}",
+            file=sys.stderr,
+        )
+    elif args.repo or args.branch is not None:
+        print(f"repository {repository}, branch {branch or '(default)'}: set in tools/course.toml")
     if args.check and changed:
         print("out of date (run `python -m tools.nav`):", ", ".join(changed))
         return 1

@@ -3,7 +3,8 @@
     python -m tools.build_site --out build/site && python -m tools.pdf      # -> build/course.pdf  (or: make pdf)
     python -m tools.pdf --site DIR --out FILE
 
-Offline: headless Chromium (Debian's /usr/bin/chromium, driven by Playwright) opens one page that holds every lesson
+Offline: headless Chromium (Debian's /usr/bin/chromium, or Chrome / Edge / Chromium where macOS and Windows put
+them: `find_chromium`; driven by Playwright) opens one page that holds every lesson
 of the built site (`make site`) and prints it with the site's print stylesheet (tools/site/print.css): no navigation
 bars, Binder links or prompts; figures, tables and code are not cut across pages; maths is typeset by the site's own
 MathJax before printing. The contents page lists each lesson with the page it starts on (measured by printing each
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import os
 import re
 import sys
 import time
@@ -25,6 +27,39 @@ from tools.course import ROOT
 DEFAULT_SITE = ROOT / "build" / "site"
 DEFAULT_OUT = ROOT / "build" / "course.pdf"
 CHROMIUM = Path("/usr/bin/chromium")
+# Where Chromium-family browsers live on Linux, macOS and Windows (Playwright drives any of them); LNLIB_CHROMIUM
+# or --chromium names another one.
+BROWSERS = (
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+    "/usr/bin/microsoft-edge",
+    "/snap/bin/chromium",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+    "/Applications/Chromium.app/Contents/MacOS/Chromium",
+    "/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+    r"C:\Program Files\Google\Chrome\Application\chrome.exe",
+    r"C:\Program Files (x86)\Google\Chrome\Application\chrome.exe",
+    r"C:\Program Files (x86)\Microsoft\Edge\Application\msedge.exe",
+    r"C:\Program Files\Microsoft\Edge\Application\msedge.exe",
+)
+NO_BROWSER = (
+    "no Chromium, Chrome or Edge found (looked in: {where}). Install one (Debian/Ubuntu: apt-get install chromium), "
+    "name it with --chromium PATH or LNLIB_CHROMIUM, or print from the site: open build/site/<lesson>.html in any "
+    "browser and choose Print -> Save as PDF (the site's print stylesheet hides the navigation and Binder buttons)."
+)
+
+
+def find_chromium(candidates=BROWSERS, environ=os.environ) -> Path:
+    """The first Chromium-family browser: $LNLIB_CHROMIUM, then the usual places of each system."""
+    named = environ.get("LNLIB_CHROMIUM")
+    for path in ([named] if named else []) + list(candidates):
+        if Path(path).is_file():
+            return Path(path)
+    raise SystemExit(NO_BROWSER.format(where=", ".join(([named] if named else []) + list(candidates))))
+
+
 PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 FOOTER = (
     '<div style="font-size:8px;width:100%;text-align:center;color:#6b7280;font-family:sans-serif">'
@@ -99,12 +134,15 @@ def combined_html(site: Path) -> str:
     )
 
 
-def build(site: Path = DEFAULT_SITE, out: Path = DEFAULT_OUT, *, chromium: Path = CHROMIUM, quiet: bool = False) -> int:
-    """Write the PDF; return its number of pages."""
+def build(
+    site: Path = DEFAULT_SITE, out: Path = DEFAULT_OUT, *, chromium: Path | None = None, quiet: bool = False
+) -> int:
+    """Write the PDF; return its number of pages. `chromium`: the browser (default: `find_chromium()`)."""
     from playwright.sync_api import sync_playwright
 
+    chromium = chromium or find_chromium()
     if not chromium.exists():
-        raise SystemExit(f"needs Chromium at {chromium} (Debian/Ubuntu: apt-get install chromium)")
+        raise SystemExit(NO_BROWSER.format(where=chromium))
     site, out = site.resolve(), out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     doc = out.with_suffix(".html")
@@ -164,9 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--site", type=Path, default=DEFAULT_SITE, help="the built site (make site)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--chromium", type=Path, help="a Chromium, Chrome or Edge executable (default: searched)")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    pages = build(args.site, args.out)
+    pages = build(args.site, args.out, chromium=args.chromium)
     size = args.out.stat().st_size / 2**20
     print(f"{args.out}: {pages} pages, {size:.1f} MiB in {time.perf_counter() - t0:.0f} s")
     return 0

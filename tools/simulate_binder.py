@@ -9,7 +9,7 @@ repo2docker builds, for `binder/runtime.txt` = python-3.11, in this order:
    (JupyterLab, Notebook 7, JupyterHub's single-user server, ...); tools/repo2docker-base-py3.11.txt lists its Python
    packages with their PyPI names and exact versions (conda puts them in place without resolving: here `--no-deps`);
 2. `pip install -r binder/requirements.txt` into that same environment (server and kernel share it for 3.11);
-3. the repository is copied and `binder/postBuild` runs (it installs lnlib).
+3. the repository is copied and `binder/postBuild` runs (it installs lnlib and compiles its numba loops).
 Then this script checks `pip check` (no broken or conflicting requirement) and `jupyter labextension list` (no
 extension flagged incompatible or disabled), and prints the environment's size. Needs network access to PyPI.
 """
@@ -60,7 +60,7 @@ def simulate(work: Path, python: str, requirements: Path = ROOT / "binder" / "re
     venv = work / "venv"
     run([python, "-m", "venv", str(venv)], check=True)
     py = str(venv / "bin" / "python")
-    pip = [py, "-m", "pip", "install", "--quiet", "--no-cache-dir"]
+    pip = [py, "-m", "pip", "install", "--quiet"]  # pip's cache: CI runs this after .venv is built from the same wheels
     run([*pip, "--no-deps", "-r", str(BASE)], check=True)  # 1. the base environment, as conda lays it out
     run([*pip, "-r", str(requirements)], check=True)  # 2. requirements.txt
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(work), "MPLCONFIGDIR": str(work / "mpl")}

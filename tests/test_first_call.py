@@ -1,0 +1,124 @@
+"""No learner-facing call waits on numba (issue 27, item 4): lnlib compiles its loops in a background thread and
+meanwhile computes with numpy, with the same bits. How long the first call takes is measured in
+benchmarks/bench_first_call.py, never asserted here; these tests check the mechanism with a builder that blocks."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import lnlib
+from lnlib import _fast, training
+
+
+@pytest.fixture
+def blocked_compiler(monkeypatch):
+    """The background compiler with every loop not ready and builders that wait until `release` is set."""
+    release, started, calls = threading.Event(), threading.Event(), []
+
+    def fake_kernel(x2, bits, out, g, b, eps, chunks):
+        calls.append(x2.shape)
+        out[...] = -7.0  # a value the numpy path never gives: shows which path ran
+
+    def build(result):
+        def run():
+            started.set()
+            assert release.wait(60)
+            return result
+
+        return run
+
+    monkeypatch.setattr(_fast, "_available", True)
+    monkeypatch.setattr(_fast, "_ready", {})
+    monkeypatch.setattr(_fast, "_failed", set())
+    monkeypatch.setattr(_fast, "_worker", None)
+    monkeypatch.setattr(training, "_KERNELS", None)
+    monkeypatch.setattr(
+        _fast, "_builders", {"layer_norm": build(fake_kernel), "training": build(None)}
+    )  # training: None = "compiled to nothing", so its calls keep the numpy code
+    yield release, started, calls
+    release.set()
+    wait_for_the_worker()
+
+
+def wait_for_the_worker() -> None:
+    worker = _fast._worker
+    if worker is not None:
+        worker.join(60)
+
+
+def big_rows() -> np.ndarray:
+    return np.random.default_rng(3).standard_normal((-(-_fast.MIN_SIZE // 96) + 1, 96)).astype(np.float32)
+
+
+def test_the_first_big_call_does_not_wait_for_the_compiler(blocked_compiler, monkeypatch):
+    release, started, calls = blocked_compiler
+    x = big_rows()
+    with monkeypatch.context() as m:
+        m.setattr(_fast, "available", lambda: False)
+        numpy_path = lnlib.layer_norm(x)
+    first = lnlib.layer_norm(x)  # returns although the builder blocks: the numpy path, the same bits
+    assert started.wait(30), "the first big call did not start the background compiler"
+    assert np.array_equal(first, numpy_path) and calls == []
+    assert _fast.compiled("layer_norm") is None
+    assert not _fast.warm_up(wait=False)  # not ready, and asking again starts no second thread
+    assert threading.active_count() < 50
+    release.set()
+    wait_for_the_worker()
+    assert _fast._ready["layer_norm"] is not None
+    assert np.all(lnlib.layer_norm(x) == -7.0) and calls == [x.shape]  # the next call takes the compiled loop
+
+
+def test_a_first_training_does_not_wait_for_the_compiler(blocked_compiler):
+    release, started, _ = blocked_compiler
+    run = training.train_mlp("layer", depth=2, width=8, steps=3)
+    assert started.wait(30) and len(run.losses) == 3 and np.all(np.isfinite(run.losses))
+    assert training._kernels() is None  # still compiling: the numpy code ran
+
+
+def test_a_loop_that_fails_to_compile_stays_on_the_numpy_path(monkeypatch):
+    def broken():
+        raise RuntimeError("no compiler here")
+
+    monkeypatch.setattr(_fast, "_available", True)
+    monkeypatch.setattr(_fast, "_ready", {})
+    monkeypatch.setattr(_fast, "_failed", set())
+    monkeypatch.setattr(_fast, "_worker", None)
+    monkeypatch.setattr(_fast, "_builders", {"layer_norm": broken})
+    x = big_rows()
+    first = lnlib.layer_norm(x)
+    wait_for_the_worker()
+    assert _fast._failed == {"layer_norm"} and _fast.compiled("layer_norm") is None
+    assert np.array_equal(lnlib.layer_norm(x), first)
+    assert _fast._worker is None  # nothing left to build: no thread started again
+
+
+def test_warm_up_makes_every_registered_loop_ready_where_numba_runs():
+    ready = _fast.warm_up(wait=True)
+    assert ready == _fast.available()
+    if ready:
+        assert set(_fast._ready) == {"layer_norm", "training"}
+        assert training._kernels() is not None and _fast.compiled("layer_norm") is not None
+
+
+def test_binders_postbuild_leaves_every_loop_compiled():
+    """The image carries numba's cache: postBuild's warm-up line, run here (from this machine's cache), succeeds
+    and leaves both loops' machine code in the cache directory numba uses for lnlib."""
+    import re
+    import subprocess
+    import sys
+
+    from tools.course import ROOT
+
+    post = (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
+    lines = [x for x in post.splitlines() if "warm_up" in x and x.startswith("python -c")]
+    assert len(lines) == 1, "postBuild must compile lnlib's loops (lnlib._fast.warm_up)"
+    code = re.fullmatch(r'python -c "(.*)"', lines[0]).group(1)
+    if not _fast.available():
+        pytest.skip("numba missing or its JIT disabled here")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
+    cache = {p.name.split(".")[0] for p in (ROOT / "lnlib" / "__pycache__").glob("*.nbi")}
+    assert {"_stats", "training"} <= cache, cache
