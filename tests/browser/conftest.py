@@ -279,6 +279,9 @@ def notebook(request, lab):
         page.wait_for_function(js.KERNEL_IDLE, timeout=KERNEL_TIMEOUT_MS)
         lab.server.remember_children()  # the kernel, so teardown reaches it whatever happens
         result["open_s"] = round(time.monotonic() - t_open, 2)
+        # the stored explorers, before anything runs: each must say what to run (issue 32)
+        cells = [cell for _, cell in explorers_in(stem)]
+        result["explorers_on_open"] = page.evaluate(js.EXPLORER_STATE, cells) if cells else {}
         t_run = time.monotonic()
         run = page.evaluate(js.RUN_ALL)
         if not run["ok"]:

@@ -220,3 +220,45 @@ QUIET = """([root, ms]) => {
   return !!k && k.status === 'idle' && performance.now() - window.__lnQuiet.last > ms
          && [...root.querySelectorAll('img')].every(i => i.complete);
 }"""
+
+# --- an explorer with no kernel behind it (issue 32) ------------------------------------------------------------
+
+# Per explorer cell (by index): what its output shows. `notice` is the text of what is visible: the plain-text
+# form (a notebook just opened is not trusted, so JupyterLab shows text/plain) or, for a rendered but disconnected
+# explorer, its notice; `others` are the explorer's visible children besides the notice; `images` visible <img>.
+EXPLORER_STATE = """(cells) => {
+  const w = window.__lnNb;
+  const out = {};
+  for (const i of cells) {
+    const cell = w.content.widgets[i];
+    if (!cell) { out[i] = null; continue; }
+    const area = cell.node.querySelector('.jp-OutputArea');
+    const root = area && area.querySelector('.ln-explorer');
+    const seen = (el) => el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null;
+    if (!root) {
+      out[i] = {rendered: false, text: area ? area.textContent.slice(0, 400) : '', others: [], images: 0};
+      continue;
+    }
+    const notice = root.querySelector(':scope > .ln-offline');
+    out[i] = {rendered: true,
+              disconnected: root.classList.contains('jupyter-widgets-disconnected'),
+              text: notice && seen(notice) ? notice.textContent.slice(0, 400) : '',
+              others: [...root.children].filter(c => c !== notice && seen(c)).map(c => c.className.slice(0, 80)),
+              images: [...root.querySelectorAll('img')].filter(seen).length};
+  }
+  return out;
+}"""
+
+# Restart the notebook's kernel (no dialog): what "Kernel → Restart Kernel" does once confirmed.
+RESTART = "async () => { await window.__lnNb.sessionContext.session.kernel.restart(); return true; }"
+
+# The heights of the body rows of every visible table in the notebook's outputs, split into the static tables and
+# the explorers' tables.
+ROW_HEIGHTS = """() => {
+  const out = {static: [], explorer: []};
+  for (const t of window.__lnNb.content.node.querySelectorAll('.jp-OutputArea-output table')) {
+    const rows = [...t.querySelectorAll('tbody tr')].map(r => r.getBoundingClientRect().height).filter(h => h > 0);
+    (t.closest('.ln-explorer') ? out.explorer : out.static).push(...rows);
+  }
+  return out;
+}"""
