@@ -249,16 +249,26 @@ EXPLORER_STATE = """(cells) => {
   return out;
 }"""
 
+# Every cell of the list shows an output (stored outputs are drawn a moment after the notebook opens).
+OUTPUTS_SHOWN = """(cells) => cells.every(i => {
+  const c = window.__lnNb.content.widgets[i];
+  const area = c && c.node.querySelector('.jp-OutputArea-output');
+  return !!area && area.textContent.trim().length > 0;
+})"""
+
 # Restart the notebook's kernel (no dialog): what "Kernel → Restart Kernel" does once confirmed.
 RESTART = "async () => { await window.__lnNb.sessionContext.session.kernel.restart(); return true; }"
 
-# The heights of the body rows of every visible table in the notebook's outputs, split into the static tables and
-# the explorers' tables.
-ROW_HEIGHTS = """() => {
+# How the body cells of every table in the notebook's outputs are laid out (line height, font size, padding), for
+# the static tables and the explorers' tables: the same metrics give rows of the same height for the same text.
+CELL_METRICS = """() => {
   const out = {static: [], explorer: []};
   for (const t of window.__lnNb.content.node.querySelectorAll('.jp-OutputArea-output table')) {
-    const rows = [...t.querySelectorAll('tbody tr')].map(r => r.getBoundingClientRect().height).filter(h => h > 0);
-    (t.closest('.ln-explorer') ? out.explorer : out.static).push(...rows);
+    for (const c of t.querySelectorAll('tbody td, tbody th')) {
+      const cs = getComputedStyle(c);
+      (t.closest('.ln-explorer') ? out.explorer : out.static).push(
+        [cs.lineHeight, cs.fontSize, cs.paddingTop, cs.paddingBottom].join(' '));
+    }
   }
-  return out;
+  return {static: [...new Set(out.static)], explorer: [...new Set(out.explorer)]};
 }"""
