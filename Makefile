@@ -128,6 +128,17 @@ test-notebooks-other-path: $(STAMP)
 test-browser: $(STAMP)
 	$(BIN)/python -m pytest -q -rs -m browser tests/browser
 
+# `make test-soak` (issue 31; not part of `make test`): the suites of `make test` run SOAK_RUNS times while SOAK_LOAD
+# busy processes load the cores; prints every test that failed in any run (tools/soak.py). For one suite:
+# make test-soak SOAK_TARGETS=test-unit SOAK_RUNS=2
+SOAK_RUNS ?= 3
+SOAK_LOAD ?= 4
+SOAK_TARGETS ?= test-unit test-notebooks-other-path test-browser
+.PHONY: test-soak
+test-soak: $(STAMP)
+	$(BIN)/python -m tools.soak --runs $(SOAK_RUNS) --load $(SOAK_LOAD) --out build/soak -- \
+		$(MAKE) --no-print-directory -j3 --output-sync=target $(SOAK_TARGETS)
+
 # The generated header, footer and course map of every notebook (from tools/course.toml).
 nav: $(STAMP)
 	$(BIN)/python -m tools.nav

@@ -6,28 +6,109 @@ the controls only choose among them; each picture is drawn once and kept.
 from __future__ import annotations
 
 import html
+import math
 from collections import OrderedDict
 
 import ipywidgets as widgets
+import traitlets
 
 from .live import LiveFigure
-from .training import Run, final_loss
+from .training import BLOWUP, WINDOW, Run, final_loss
 from .training_plots import explorer_figure, label, select
 from .widgets import Explorer
 
 
+def divergence_text(run) -> str:
+    """Where and why a diverged run stopped, counting steps as the notebook's text does: the first step is
+    第 1 步 (its loss is `run.losses[0]`), so a run whose second loss blew up stopped at 第 2 步."""
+    step = run.losses.size  # the run stopped at the step of its last recorded loss (lnlib.training._train)
+    last_loss, last_norm = run.losses[-1], run.grad_norms[-1]
+    if not (math.isfinite(last_loss) and math.isfinite(last_norm)):
+        why = "损失或梯度变成了 inf/NaN"
+    else:
+        why = (
+            f"损失超过了第 1 步的 {BLOWUP:g} 倍"
+            if step <= WINDOW
+            else f"最近 {WINDOW} 步的平均损失超过了前 {WINDOW} 步平均的 {BLOWUP:g} 倍"
+        )
+    return f"第 {step} 步发散（{why}，训练就此停下）"
+
+
 def summary_html(runs: dict) -> str:
-    """One line per run: final loss (or 发散 at which step) and the held-out accuracy."""
+    """One line per run: final loss (or at which step and why it diverged) and the held-out accuracy."""
     rows = []
     for key, run in runs.items():
         if run.diverged:
-            rows.append(f"{html.escape(label(key))}：第 {run.losses.size - 1} 步发散")
+            rows.append(f"{html.escape(label(key))}：{divergence_text(run)}")
         else:
             rows.append(
                 f"{html.escape(label(key))}：最后 20 步平均损失 {final_loss(run):.3f}，"
                 f"测试准确率 {run.test_accuracy:.0%}"
             )
     return "<br>".join(rows)
+
+
+class Checkboxes(widgets.HBox):
+    """One checkbox per option, in a row after a label: `value` is the tuple of the checked options' values in the
+    options' order (what a SelectMultiple gives, with no Ctrl+click). The last checked box is disabled, so the
+    learner cannot reach an empty choice (a picture of no runs) from the browser; Python may set any value.
+
+    `options` are (label, value) pairs; a new `options` builds new boxes. Observe `value` as on any control.
+    """
+
+    value = traitlets.Tuple()
+    options = traitlets.Tuple()
+
+    def __init__(self, options, value, description: str):
+        self.description = description
+        self._label = widgets.Label(description, layout=widgets.Layout(width="80px"))
+        self._boxes: list[widgets.Checkbox] = []
+        self._syncing = False
+        super().__init__(layout=widgets.Layout(align_items="center"))
+        self.options = tuple(options)
+        self.value = tuple(value)
+
+    @traitlets.validate("value")
+    def _valid_value(self, proposal):
+        known = [v for _, v in self.options]
+        chosen = set(proposal["value"])
+        unknown = chosen - set(known)
+        if unknown:
+            raise traitlets.TraitError(f"value: {sorted(map(str, unknown))} not among the options {known}")
+        return tuple(v for v in known if v in chosen)
+
+    @traitlets.observe("options")
+    def _build(self, change) -> None:
+        for box in self._boxes:
+            box.close()
+        self._boxes = [
+            widgets.Checkbox(value=False, description=text, indent=False, layout=widgets.Layout(width="auto"))
+            for text, _ in self.options
+        ]
+        for box in self._boxes:
+            box.observe(self._clicked, names="value")
+        self.value = tuple(v for v in self.value if v in {v for _, v in self.options})
+        self._show(self.value)
+        self.children = (self._label, *self._boxes)
+
+    @traitlets.observe("value")
+    def _on_value(self, change) -> None:
+        self._show(change["new"])
+
+    def _show(self, chosen: tuple) -> None:
+        """Tick the boxes of `chosen`; disable the box that is the only one ticked."""
+        self._syncing = True
+        try:
+            for box, (_, v) in zip(self._boxes, self.options, strict=True):
+                with box.hold_sync():
+                    box.value = v in chosen
+                    box.disabled = len(chosen) == 1 and v in chosen
+        finally:
+            self._syncing = False
+
+    def _clicked(self, change) -> None:
+        if not self._syncing:
+            self.value = tuple(v for box, (_, v) in zip(self._boxes, self.options, strict=True) if box.value)
 
 
 class TrainingExplorer(Explorer):
@@ -59,7 +140,7 @@ class TrainingExplorer(Explorer):
         variants, lrs, warmups = self._choices(first)
         _, chosen, lr, warmup = self.opening_choice(first)
         self.model = widgets.ToggleButtons(options=list(grids), value=first, description="模型：")
-        self.variants = widgets.SelectMultiple(options=variants, value=chosen, description="归一化：", rows=4)
+        self.variants = Checkboxes(variants, chosen, description="归一化：")
         self.lr = widgets.SelectionSlider(options=lrs, value=lr, description="学习率：", continuous_update=False)
         self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
         self.summary = widgets.HTML()
@@ -123,9 +204,11 @@ class TrainingExplorer(Explorer):
             return
         model, variants, lr, warmup = self.state()
         runs = select(self.grids[model], variants, lr, warmup)
-        if not runs:
+        if not runs:  # only Python can get here (the last ticked box is disabled): no picture of other runs
+            self.plot.layout.display = "none"
             self.summary.value = "请至少选一种归一化。"
             return
+        self.plot.layout.display = None
         self.plot.value = self.frame(self.state())  # the picture first, the numbers last (see widgets.Explorer)
         self.summary.value = summary_html(runs)
         self._prefetch_later()
@@ -150,8 +233,9 @@ class TrainingExplorer(Explorer):
 
     def neighbours(self) -> list[tuple]:
         """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
-        buttons, then the other models as they open, then every other learning rate and warm-up of this choice
-        of variants. The grids are small (a dozen pictures), so in a while every picture is ready."""
+        buttons, then the other models as they open, then one checkbox clicked (each variant ticked or unticked;
+        never none), then every other learning rate and warm-up of this choice of variants. The grids are small
+        (a dozen pictures), so in a while every picture is ready."""
         model, variants, lr, warmup = self.state()
         lrs = [v for _, v in self.lr.options]
         warmups = [v for _, v in self.warmup.options]
@@ -160,6 +244,11 @@ class TrainingExplorer(Explorer):
         states = [(model, variants, v, warmup) for v in near]
         states += [(model, variants, lr, w) for w in warmups if w != warmup]
         states += [self.opening_choice(other) for other in self.grids if other != model]
+        every = [v for _, v in self.variants.options]
+        for v in every:
+            clicked = tuple(u for u in every if (u in variants) != (u == v))
+            if clicked:
+                states.append((model, clicked, lr, warmup))
         states += [(model, variants, r, w) for r in lrs for w in warmups]
         return list(dict.fromkeys(states))
 

@@ -35,6 +35,41 @@ def error_html(message: str) -> str:
     return f'<span style="color:#b91c1c">⚠ {html.escape(message)}</span>'
 
 
+# --- an explorer without a live kernel says so (issue 32) -------------------------------------------------------
+#
+# A widget view whose model has no live connection to a kernel — restored from the state stored in the notebook
+# when it is opened, or left on the page when the kernel restarts — carries ipywidgets' class
+# `jupyter-widgets-disconnected`, and its controls do nothing. Every explorer's box holds, first, an HTML widget
+# with a style sheet and a Chinese notice: the style sheet shows the notice and hides everything else of the
+# explorer while the box is disconnected (so no picture or number can disagree with the controls), and hides the
+# notice while the kernel is live. It needs no JavaScript: the same state works from the kernel and from the
+# notebook file. The sheet also makes the explorers' tables as compact as the static ones (an HTML widget's text
+# otherwise gets the 28 px line height of a control).
+
+EXPLORER_CLASS = "ln-explorer"
+NOTICE_CLASS = "ln-offline"
+OFFLINE_MESSAGE = (
+    "【探索器暂时不能用】这个探索器没有连着正在运行的内核（刚打开笔记本，或者内核重启过），所以拖动、点击和输入都不会有反应。"
+    "请重新运行上面的单元格和这个单元格（从上到下依次按 Shift + Enter），或选择菜单「Run → Run All Cells」。"
+)
+OFFLINE_CSS = f"""
+.{EXPLORER_CLASS} > .{NOTICE_CLASS} {{ display: none; }}
+.{EXPLORER_CLASS}.jupyter-widgets-disconnected > .{NOTICE_CLASS} {{ display: flex; }}
+.{EXPLORER_CLASS}.jupyter-widgets-disconnected > :not(.{NOTICE_CLASS}) {{ display: none !important; }}
+.{EXPLORER_CLASS} .widget-html > .widget-html-content {{ line-height: normal; }}
+""".strip()
+
+
+def offline_notice() -> widgets.HTML:
+    """The notice an explorer shows, instead of its controls and outputs, when no kernel is behind it."""
+    notice = widgets.HTML(
+        f"<style>{OFFLINE_CSS}</style>"
+        f'<div style="color:#b91c1c;line-height:1.5;padding:4px 0">{html.escape(OFFLINE_MESSAGE)}</div>'
+    )
+    notice.add_class(NOTICE_CLASS)
+    return notice
+
+
 # --- constructor arguments: refuse what a control would silently clamp -----------------------------------------
 
 
@@ -112,7 +147,8 @@ def _inks(rgba: np.ndarray) -> list[str]:
 
 
 class Explorer:
-    """Base: a VBox in `self.box`; displaying the explorer displays the box.
+    """Base: a VBox in `self.box`; displaying the explorer displays the box. The box starts with a notice that
+    only shows when no live kernel is behind the explorer (see `offline_notice`).
 
     `render()` draws the current state; `self.updates` (a `live.Coalescer`) calls it for every wired control.
     A render sets the picture before the tables: the browser applies the updates in order, so once the new
@@ -123,7 +159,6 @@ class Explorer:
     are computed, so the next step of that slider only sends what is ready.
     """
 
-    box: widgets.Box
     updates: Coalescer
     controls: tuple[widgets.Widget, ...] = ()
     PREFETCH_DELAY = 0.05  # seconds of idle time before `prefetch` runs (explorers that draw ahead)
@@ -194,8 +229,24 @@ class Explorer:
             return
         loop.call_later(self.PREFETCH_DELAY, self.prefetch)
 
+    @property
+    def box(self) -> widgets.Box:
+        return self._box
+
+    @box.setter
+    def box(self, box: widgets.Box) -> None:
+        """The explorer's box, with the notice for a missing kernel put first (see `offline_notice`)."""
+        box.children = (offline_notice(), *box.children)
+        box.add_class(EXPLORER_CLASS)
+        self._box = box
+
     def _repr_mimebundle_(self, **kwargs):
-        return self.box._repr_mimebundle_(**kwargs)
+        """The box's widget view; its plain-text form (what JupyterLab shows for a notebook just opened and not
+        yet run, which it does not trust to render widgets) is the notice, not the repr of a VBox."""
+        bundle = self.box._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict) and "text/plain" in bundle:
+            bundle = {**bundle, "text/plain": f"{type(self).__name__}：{OFFLINE_MESSAGE}"}
+        return bundle
 
 
 class TypedVectorExplorer(Explorer):

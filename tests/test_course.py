@@ -26,6 +26,7 @@ from tools.course import (
     function_exercise_names,
     notebook_paths,
 )
+from tools.outputs import coalesce_streams, stream_text
 
 PATHS = notebook_paths()
 IDS = [p.stem for p in PATHS]
@@ -62,7 +63,8 @@ def test_notebook_skeleton(path):
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_outputs_are_clean(path):
-    """No errors, stderr, memory addresses or local paths in stored outputs; every code cell was run, in order."""
+    """No errors, stderr, memory addresses or local paths in stored outputs; every code cell was run, in order; stream
+    outputs stored as Jupyter shows them (tools.run_notebooks coalesces them: nothing stored depends on load)."""
     nb = read(path)
     last = 0
     for i, cell in enumerate(nb.cells):
@@ -70,6 +72,7 @@ def test_outputs_are_clean(path):
             continue
         assert cell.execution_count is not None and cell.execution_count > last, f"cell {i}: Restart & Run All"
         last = cell.execution_count
+        assert len(coalesce_streams(cell.outputs)) == len(cell.outputs), f"cell {i}: one print stored split"
         for out in cell.outputs:
             assert out.output_type != "error", f"cell {i}: stored error"
             assert out.get("name") != "stderr", f"cell {i}: stored stderr {out.get('text', '')[:80]!r}"
@@ -91,10 +94,10 @@ def test_exercise_cells_start_unanswered(path):
     for cell in read(path).cells:
         if cell.cell_type == "code" and CHECK_CALL.search(cell.source):
             assert cell.source == course.answer_placeholder(CHECK_CALL.findall(cell.source)[0])
-            assert UNANSWERED in "".join(o.get("text", "") for o in cell.outputs)
+            assert UNANSWERED in stream_text(cell.outputs)
         if cell.cell_type == "code" and FUNCTION_CALL.search(cell.source):
             assert "...  # 在这里填写" in cell.source, "a code exercise starts as a placeholder whose body is `...`"
-            assert "还没写" in "".join(o.get("text", "") for o in cell.outputs)
+            assert "还没写" in stream_text(cell.outputs)
 
 
 def test_every_notebook_with_exercises_has_solutions():

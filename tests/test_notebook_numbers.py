@@ -8,13 +8,14 @@ import nbformat
 import pytest
 
 from tools.course import NOTEBOOKS
+from tools.outputs import coalesce_streams
 
 
 def stored_text(stem: str) -> str:
     nb = nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4)
     parts = []
     for cell in nb.cells:
-        for out in cell.get("outputs", []):
+        for out in coalesce_streams(cell.get("outputs", [])):
             parts.append(out.get("text", ""))
             parts.append(json.dumps(out.get("data", {}), ensure_ascii=False))
     return "\n".join(parts)

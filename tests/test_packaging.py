@@ -31,6 +31,7 @@ from packaging.requirements import Requirement
 
 from tools import build_site, course, pdf
 from tools.course import NOTEBOOKS, ROOT, notebook_paths
+from tools.outputs import stream_text
 
 RUNTIME = ROOT / "binder" / "requirements.txt"
 DEV = ROOT / "requirements-dev.txt"
@@ -347,14 +348,9 @@ def test_a_notebook_draws_every_figure_with_no_system_cjk_font(path, tmp_path, m
     NotebookClient(
         nb, timeout=600, startup_timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
     ).execute()
-    stderr = [
-        (i, o.get("text", ""))
-        for i, c in enumerate(nb.cells)
-        if c.cell_type == "code"
-        for o in c.outputs
-        if o.output_type == "stream" and o.name == "stderr"
-    ]
-    probe = json.loads(nb.cells[-1].outputs[-1]["text"])
+    stderr = [(i, stream_text(c.outputs, "stderr")) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    stderr = [(i, text) for i, text in stderr if text]
+    probe = json.loads(stream_text(nb.cells[-1].outputs, "stdout"))
     assert not stderr, f"warnings while drawing (cell, text): {stderr}"
     assert probe["foreign"] == [], f"system fonts leaked into matplotlib: {probe['foreign']}"
     assert probe["font"] == "LNlib Sans CJK SC"

@@ -31,6 +31,7 @@ from nbconvert import HTMLExporter
 
 from tools import course, nav
 from tools import repository as repo_setting
+from tools.outputs import coalesce_notebook
 
 DEFAULT_OUT = course.BUILD / "site"
 TEMPLATES = Path(__file__).resolve().parent / "site"  # lnsite.html.j2, site.css, print.css, binder-badge.svg
@@ -100,7 +101,9 @@ def _widget_note(binder: str) -> nbformat.NotebookNode:
 
 
 def prepare(nb: nbformat.NotebookNode, binder: str) -> int:
-    """Replace widget outputs (which need a kernel) by a note; return how many widget cells there were."""
+    """Replace widget outputs (which need a kernel) by a note; return how many widget cells there were. Stream
+    outputs are coalesced first (tools.outputs), as JupyterLab shows them."""
+    coalesce_notebook(nb)
     count = 0
     for cell in nb.cells:
         if cell.cell_type != "code":

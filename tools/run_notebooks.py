@@ -17,13 +17,15 @@ import nbformat
 from nbclient import NotebookClient
 
 from tools import course
+from tools.outputs import coalesce_notebook
 
 
 def execute(nb: nbformat.NotebookNode, cwd: Path = course.NOTEBOOKS, timeout: int = 600) -> None:
     """Run every cell of `nb` in place, in a fresh "python3" kernel started in `cwd`.
 
     The event loop is private to the call (asyncio.run), so this works from any thread and leaves no loop behind.
-    The timeouts are generous bounds, not assertions: a loaded machine may start kernels slowly.
+    The timeouts are generous bounds, not assertions: a loaded machine may start kernels slowly. Stream outputs are
+    coalesced (tools.outputs), so what is stored and read never depends on how the kernel flushed a print under load.
     """
     client = NotebookClient(
         nb,
@@ -40,6 +42,7 @@ def execute(nb: nbformat.NotebookNode, cwd: Path = course.NOTEBOOKS, timeout: in
         resources={"metadata": {"path": str(cwd)}},
     )
     asyncio.run(client.async_execute())
+    coalesce_notebook(nb)
 
 
 def run(path: Path) -> float:

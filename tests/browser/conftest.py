@@ -279,6 +279,14 @@ def notebook(request, lab):
         page.wait_for_function(js.KERNEL_IDLE, timeout=KERNEL_TIMEOUT_MS)
         lab.server.remember_children()  # the kernel, so teardown reaches it whatever happens
         result["open_s"] = round(time.monotonic() - t_open, 2)
+        # the stored explorers, before anything runs: each must say what to run (issue 32)
+        cells = [cell for _, cell in explorers_in(stem)]
+        if cells:
+            try:  # the stored outputs are drawn a moment after the kernel is idle: wait for them (bounded)
+                page.wait_for_function(js.OUTPUTS_SHOWN, arg=cells, timeout=STEP_TIMEOUT_MS, polling=100)
+            except Exception:  # noqa: BLE001 - the explorer test reports what was shown
+                pass
+            result["explorers_on_open"] = page.evaluate(js.EXPLORER_STATE, cells)
         t_run = time.monotonic()
         run = page.evaluate(js.RUN_ALL)
         if not run["ok"]:

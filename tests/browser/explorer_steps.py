@@ -222,5 +222,8 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
             changed=("images", "html"),
             expect=("LayerNorm，无 warm-up", "BatchNorm，无 warm-up", "RMSNorm，无 warm-up"),
         ),
+        # one click per normalization (checkboxes, issue 32): off, then on again
+        Step("checkbox", which=2, changed=("images", "html"), absent=("BatchNorm，无 warm-up",)),
+        Step("checkbox", which=2, changed=("images", "html"), expect=("BatchNorm，无 warm-up",)),
     ],
 }

@@ -220,3 +220,55 @@ QUIET = """([root, ms]) => {
   return !!k && k.status === 'idle' && performance.now() - window.__lnQuiet.last > ms
          && [...root.querySelectorAll('img')].every(i => i.complete);
 }"""
+
+# --- an explorer with no kernel behind it (issue 32) ------------------------------------------------------------
+
+# Per explorer cell (by index): what its output shows. `notice` is the text of what is visible: the plain-text
+# form (a notebook just opened is not trusted, so JupyterLab shows text/plain) or, for a rendered but disconnected
+# explorer, its notice; `others` are the explorer's visible children besides the notice; `images` visible <img>.
+EXPLORER_STATE = """(cells) => {
+  const w = window.__lnNb;
+  const out = {};
+  for (const i of cells) {
+    const cell = w.content.widgets[i];
+    if (!cell) { out[i] = null; continue; }
+    const area = cell.node.querySelector('.jp-OutputArea');
+    const root = area && area.querySelector('.ln-explorer');
+    const seen = (el) => el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null;
+    if (!root) {
+      out[i] = {rendered: false, text: area ? area.textContent.slice(0, 400) : '', others: [], images: 0};
+      continue;
+    }
+    const notice = root.querySelector(':scope > .ln-offline');
+    out[i] = {rendered: true,
+              disconnected: root.classList.contains('jupyter-widgets-disconnected'),
+              text: notice && seen(notice) ? notice.textContent.slice(0, 400) : '',
+              others: [...root.children].filter(c => c !== notice && seen(c)).map(c => c.className.slice(0, 80)),
+              images: [...root.querySelectorAll('img')].filter(seen).length};
+  }
+  return out;
+}"""
+
+# Every cell of the list shows an output (stored outputs are drawn a moment after the notebook opens).
+OUTPUTS_SHOWN = """(cells) => cells.every(i => {
+  const c = window.__lnNb.content.widgets[i];
+  const area = c && c.node.querySelector('.jp-OutputArea-output');
+  return !!area && area.textContent.trim().length > 0;
+})"""
+
+# Restart the notebook's kernel (no dialog): what "Kernel → Restart Kernel" does once confirmed.
+RESTART = "async () => { await window.__lnNb.sessionContext.session.kernel.restart(); return true; }"
+
+# How the body cells of every table in the notebook's outputs are laid out (line height, font size, padding), for
+# the static tables and the explorers' tables: the same metrics give rows of the same height for the same text.
+CELL_METRICS = """() => {
+  const out = {static: [], explorer: []};
+  for (const t of window.__lnNb.content.node.querySelectorAll('.jp-OutputArea-output table')) {
+    for (const c of t.querySelectorAll('tbody td, tbody th')) {
+      const cs = getComputedStyle(c);
+      (t.closest('.ln-explorer') ? out.explorer : out.static).push(
+        [cs.lineHeight, cs.fontSize, cs.paddingTop, cs.paddingBottom].join(' '));
+    }
+  }
+  return {static: [...new Set(out.static)], explorer: [...new Set(out.explorer)]};
+}"""

@@ -1,0 +1,64 @@
+"""tools.soak (issue 31): it repeats a command under load and names every test that failed in any of the runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tools import soak as soak_tool
+from tools.course import ROOT
+
+# A test file that fails in the first run only (a counter file next to it), as a flaky test would.
+FLAKY = """
+from pathlib import Path
+
+COUNTER = Path(__file__).with_name("count")
+
+
+def test_steady():
+    assert True
+
+
+def test_flaky():
+    n = int(COUNTER.read_text()) if COUNTER.exists() else 0
+    COUNTER.write_text(str(n + 1))
+    assert n > 0, "fails the first time only"
+"""
+
+
+def soak(tmp_path, runs: int, *pytest_args: str):
+    (tmp_path / "test_flaky_case.py").write_text(FLAKY, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
+    return subprocess.run(
+        [sys.executable, "-m", "tools.soak", "--runs", str(runs), "--load", "0", "--out", str(tmp_path / "soak"), "--"]
+        + command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_a_test_that_failed_once_is_named_with_its_run(tmp_path):
+    proc = soak(tmp_path, 2, str(tmp_path / "test_flaky_case.py"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "tests that failed in at least one of 2 runs:" in lines
+    assert [line.strip() for line in lines if line.startswith("  ")] == ["test_flaky_case.py::test_flaky: run 1"]
+    assert any(line.startswith("run 1: exit 1") and "1 passed, 1 failed" in line for line in lines)
+    assert any(line.startswith("run 2: exit 0") and "2 passed, 0 failed" in line for line in lines)
+
+
+def test_steady_runs_report_no_flaky_test(tmp_path):
+    proc = soak(tmp_path, 1, str(tmp_path / "test_flaky_case.py"), "-k", "steady")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == "no test failed in 1 run"
+
+
+def test_the_load_runs_until_stopped_and_only_its_processes_are_stopped():
+    busy = soak_tool.start_load(2)
+    try:
+        assert [p.poll() for p in busy] == [None, None]  # running
+    finally:
+        soak_tool.stop_load(busy)
+    assert all(p.returncode is not None for p in busy)
