@@ -219,12 +219,13 @@ _NB05: dict[str, Exercise] = {  # exercises of notebook 05
         mistakes=(Mistake("以为乘 −1 会被归一化抵消：只有正的缩放会被抵消，负号会留下来。", _XHAT_APPLE),),
     ),
     "05.invariant_count": Exercise(
-        4,
-        "数一数表 1 里 LayerNorm 那一行有几个 ✓。",
+        2,
+        "逐个看 a = xWᵀ 怎样变：整体乘正数或整体加同一个数会被抵消，整体乘负数会让 x̂ 变号，只改一维会改变模式。",
         atol=0,
         mistakes=(
-            Mistake("数的是 ✗ 的个数：题目问的是不变（✓）的有几种。", 2),
-            Mistake("以为六种都不变：单个权重向量缩放和数据集平移会改变输出。", 6),
+            Mistake("把 (a) W → −2W 也算成了不变：每个 a 乘 −2，x̂ 会整体变号（练习 2）。", 3),
+            Mistake("把 (d) 算成了会变：x → 3x 让 a 整体乘 3，W 每行加 v 让每个 a 都多加同一个数 3v·x，两样都被抵消。", 1),
+            Mistake("以为四种都不变：负数缩放会让 x̂ 变号，只改一个隐藏单元的权重会改变维度之间的模式。", 4),
         ),
     ),
     "05.norm_squared": Exercise(
@@ -340,7 +341,7 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
     ),
 }
 
-_S3 = np.sqrt(5)  # σ of [2, 4, 6, 8] and of [1, 3, 5, 7]
+_S3 = np.sqrt(5)  # σ of [2, 4, 6, 8]
 
 
 def _dx_row(x, dy, *, mu_term: bool = True, sigma_term: bool = True, scale: bool = True) -> np.ndarray:
@@ -569,7 +570,14 @@ _NB12: dict[str, Exercise] = {  # exercises of notebook 12
         "dβ = Σ dy：把三行 dy 按列（同一维）加起来。",
         mistakes=(Mistake("求了平均：dβ 是把所有 token 的 dy 加起来。", [4 / 3, 1, 1 / 3, 1 / 3]),),
     ),
-    "12.sum_dx": Exercise(0, "整行加同一个常数，x̂ 不变，所以 dx 沿 [1, 1, …, 1] 方向的分量是多少？", atol=1e-9),
+    "12.sum_dx": Exercise(
+        -0.2,
+        "一行 dx 的所有元素加起来是 0（整行加同一个常数，x̂ 不变），所以第 4 个是 −(0.3 − 0.5 + 0.4)。",
+        mistakes=(
+            Mistake("符号反了：四个数加起来要等于 0，第 4 个是前三个之和的相反数。", 0.2),
+            Mistake("不是每个元素都是 0：是一行 dx 的和等于 0。", 0),
+        ),
+    ),
     "12.scale": Exercise(
         0.125,
         "x 乘以 c，dx 变成原来的 1/c。",
@@ -621,9 +629,9 @@ _NB13: dict[str, Exercise] = {  # exercises of notebook 13
 }
 _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earlier notebook
     "14.residual": Exercise(
-        [2, 4, 6, 8],
-        "逐位相加：[1 + 1, 1 + 3, 2 + 4, 2 + 6]。",
-        mistakes=(Mistake("做了减法：残差连接是相加。", [0, 2, 2, 4]),),
+        [1.5, 2, 4, 6],
+        "逐位相加：[0.5 + 1, −1 + 3, 2 + 2, 1 + 5]。",
+        mistakes=(Mistake("做了减法：残差连接是相加。", [-0.5, -4, 0, -4]),),
     ),
     "14.count_means": Exercise(
         10,
@@ -636,18 +644,17 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         ),
     ),
     "14.variance": Exercise(
-        5,
-        "μ = 4，偏差是 [−3, −1, 1, 3]，平方的平均是 20 / 4。",
-        mistakes=row_mistakes(np.array([[1.0, 3.0, 5.0, 7.0]]), 0, "variance"),
+        9,
+        "μ = 5，偏差是 [−3, −1, −1, 5]，平方的平均是 36 / 4。",
+        mistakes=row_mistakes(np.array([[2.0, 4.0, 4.0, 10.0]]), 0, "variance"),
     ),
     "14.xhat_last": Exercise(
-        3 / _S3,
-        "(7 − 4) / √5 ≈ 3 / 2.236。",
+        5 / 3,
+        "(10 − 5) / √9 = 5 / 3。",
         mistakes=(
-            Mistake("除以了方差 5，忘了开根号。", 3 / 5),
-            rounded_early(3 / 2.2),
-            Mistake("方差除以了 d − 1 = 3：LayerNorm 除以 d。", 3 / np.sqrt(20 / 3)),
-            Mistake("忘了减均值 4。", 7 / _S3),
+            Mistake("除以了方差 9，忘了开根号。", 5 / 9),
+            Mistake("方差除以了 d − 1 = 3：LayerNorm 除以 d。", 5 / np.sqrt(12)),
+            Mistake("忘了减均值 5。", 10 / 3),
         ),
     ),
     "14.constant_row": Exercise(

@@ -105,11 +105,40 @@ def test_rounded_to_two_decimals_where_the_question_allows_it():
         ("04.var_ratio", 0.477, "根号外面"),
         ("02.row_means", [1.5, 3.5, 4.5, 8.5], "按列"),
         ("07.shape_mu", [2, 3, 1], "keepdims"),
+        ("05.invariant_count", 3, "变号"),  # (a) W → −2W counted as invariant
+        ("12.sum_dx", 0.2, "符号反了"),
+        ("14.variance", 12, "d − 1"),  # [2, 4, 4, 10]: deviations [−3, −1, −1, 5], 36 / 3
+        ("14.xhat_last", 5 / 9, "开根号"),
     ],
 )
 def test_typical_mistakes_are_named(name, answer, says):
     verdict = judge(name, answer)
     assert not verdict.ok and says in verdict.message, verdict.message
+
+
+def test_the_four_changes_of_05_exercise_3_keep_two_outputs():
+    """05.invariant_count, recomputed with scipy's z-score on random X, W: (b) and (d) keep the output, (a), (c) not."""
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(7)
+    X, W, u, v = rng.normal(size=(6, 3)), rng.normal(size=(5, 3)), rng.normal(size=3), rng.normal(size=3)
+
+    def out(X, W):
+        return stats.zscore(X @ W.T, axis=-1)
+
+    W_c = W.copy()
+    W_c[1] += u
+    kept = [np.allclose(o, out(X, W)) for o in (out(X, -2 * W), out(0.5 * X, W), out(X, W_c), out(3 * X, W + v))]
+    assert kept == [False, True, False, True]
+    assert judge("05.invariant_count", sum(kept)).ok
+
+
+def test_the_missing_element_of_12_exercise_3_makes_the_row_sum_zero():
+    """12.sum_dx: any row of dx sums to 0 (checked on a random row and upstream gradient with γ ≠ 1, ε > 0)."""
+    rng = np.random.default_rng(3)
+    x, dy, gamma = rng.normal(size=4) * 5, rng.normal(size=4), rng.normal(size=4)
+    dx = lnlib.layer_norm_backward(dy, x, gamma, eps=1e-2)[0]
+    assert abs(dx.sum()) < 1e-12
+    assert judge("12.sum_dx", -(0.3 - 0.5 + 0.4)).ok and not judge("12.sum_dx", 0).ok
 
 
 def test_wrong_axis_is_named():

@@ -27,8 +27,9 @@ ANSWERS["12.dx_last"] = (g - g.mean() - x_hat * (g * x_hat).mean()) / x.std()
 dY = np.array([[1.0, 2.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [3.0, 0.0, 0.0, 1.0]])
 ANSWERS["12.dbeta"] = dY.sum(axis=0)
 
-# 练习 3：g − mean(g) 的和是 0，x̂ 的和也是 0，所以 Σdx = 0
-ANSWERS["12.sum_dx"] = float(np.sum(g - g.mean() - x_hat * (g * x_hat).mean()))
+# 练习 3：g − mean(g) 的和是 0，x̂ 的和也是 0，所以一行 dx 的和是 0：第 4 个是前三个之和的相反数
+assert abs(np.sum(g - g.mean() - x_hat * (g * x_hat).mean())) < 1e-12
+ANSWERS["12.sum_dx"] = -(0.3 - 0.5 + 0.4)
 
 # 练习 4：x 乘以 c = 8，dx 变为 1/c
 ANSWERS["12.scale"] = 1 / 8

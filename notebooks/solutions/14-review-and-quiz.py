@@ -7,14 +7,14 @@ import lnlib
 ANSWERS = {}
 
 # 练习 1：残差相加
-ANSWERS["14.residual"] = np.array([1, 1, 2, 2]) + np.array([1, 3, 4, 6])
+ANSWERS["14.residual"] = np.array([0.5, -1, 2, 1]) + np.array([1, 3, 2, 5])
 
 # 练习 2：每个 token 一个 μ
 shape = (2, 5, 8)
 ANSWERS["14.count_means"] = shape[0] * shape[1]
 
-# 练习 3、4：[1, 3, 5, 7] 的方差和最后一维的 x̂
-x = np.array([1.0, 3.0, 5.0, 7.0])
+# 练习 3、4：[2, 4, 4, 10] 的方差和最后一维的 x̂
+x = np.array([2.0, 4.0, 4.0, 10.0])
 ANSWERS["14.variance"] = float(((x - x.mean()) ** 2).mean())
 ANSWERS["14.xhat_last"] = float((x[-1] - x.mean()) / np.sqrt(((x - x.mean()) ** 2).mean()))
 
