@@ -28,7 +28,9 @@ def test_flaky():
 
 def soak(tmp_path, runs: int, *pytest_args: str):
     (tmp_path / "test_flaky_case.py").write_text(FLAKY, encoding="utf-8")
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
+    # --rootdir: node ids relative to tmp_path wherever the checkout lies (a clone under /tmp would otherwise make
+    # the repository's pyproject.toml and tmp_path share /tmp as rootdir, and node ids carry tmp_path's name)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={tmp_path}", *pytest_args]
     return subprocess.run(
         [sys.executable, "-m", "tools.soak", "--runs", str(runs), "--load", "0", "--out", str(tmp_path / "soak"), "--"]
         + command,
@@ -50,7 +52,7 @@ def test_a_test_that_failed_once_is_named_with_its_run(tmp_path):
 
 
 def test_steady_runs_report_no_flaky_test(tmp_path):
-    proc = soak(tmp_path, 1, str(tmp_path / "test_flaky_case.py"), "-k", "steady")
+    proc = soak(tmp_path, 1, f"{tmp_path / 'test_flaky_case.py'}::test_steady")  # a node id, not -k (tmp_path's name)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[-1] == "no test failed in 1 run"
 
