@@ -23,13 +23,15 @@ slower); float32 rows converted in every pass instead of widened once; γ, β an
 dynamic scheduling of the chunks. Earlier, on a first-generation Zen (256-bit instructions as two halves, about
 1.5 ns per number): keeping t for the output pass, folding four levels at once, one float64 copy of every row.
 
-No call waits on numba: when a big array first arrives, a background thread imports numba (about half a second)
-and compiles lnlib's loops (`warm_up`; about ten seconds for this one where no cached machine code matches: another
-CPU, a fresh pip install), while the calls meanwhile take the numpy path, with the same bits; once a loop is ready
-the next call uses it. Without numba, or with NUMBA_DISABLE_JIT=1, `layer_norm` always takes the numpy path. The
-machine code is cached on disk by numba: in the package's __pycache__ when it is writable, otherwise in the user's
-cache directory (numba's own fallback, or NUMBA_CACHE_DIR); where no directory is writable it is compiled once per
-process, silently. Binder's postBuild runs `warm_up()` so that the image carries the cache.
+No call waits on numba: when a big array first arrives, a background thread starts a child Python that compiles
+lnlib's loops into numba's disk cache (`warm_up`; tens of seconds where no cached machine code matches: another CPU,
+a fresh pip install), then imports numba (about half a second) and loads them, while the calls meanwhile take the
+numpy path, with the same bits; once a loop is ready the next call uses it. The compile runs in a child so that it
+never holds this process's interpreter lock (where nothing can be cached it runs in the thread). Without numba, or
+with NUMBA_DISABLE_JIT=1, `layer_norm` always takes the numpy path. The machine code is cached on disk by numba: in
+the package's __pycache__ when it is writable, otherwise in the user's cache directory (numba's own fallback, or
+NUMBA_CACHE_DIR); where no directory is writable it is compiled once per process, silently. Binder's postBuild runs
+`warm_up()` so that the image carries the cache.
 Introduced for notebook 13; tests in tests/test_speed_path.py and tests/test_row_independence.py.
 """
 
@@ -63,6 +65,7 @@ _ready: dict = {}
 _failed: set = set()
 _worker = None
 _worker_lock = threading.Lock()
+_COMPILE_IN_CHILD = True  # see _compile_in_child
 
 
 def available() -> bool:
@@ -85,8 +88,44 @@ def _pending() -> list:
     return [n for n in _builders if n not in _ready and n not in _failed]
 
 
+_cached = True  # False once `jit` found no writable cache directory (set in the child of `_compile_in_child`)
+
+
+def _compile_in_child() -> bool:
+    """Build every loop in a child Python first, which leaves the machine code in numba's disk cache; this
+    process then only loads it (about a second). A compile takes tens of seconds where no cached code matches,
+    and in this process it would hold the interpreter lock all that time: every call of the learner meanwhile
+    waits for the lock between its numpy operations (a first layer_norm on (32, 512, 768) took 2-4 s instead of
+    0.3 s). False when the child fails or could not cache (no writable cache directory): then compile here."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder that holds this lnlib
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys\nfrom lnlib import _fast\nsys.exit(_fast._build_all())"],
+            cwd=root,
+            capture_output=True,
+            timeout=900,
+        )
+    except Exception:  # noqa: BLE001 - no child (e.g. no executable): compile in this process
+        return False
+    return done.returncode == 0
+
+
+def _build_all() -> int:
+    """The child's work: build every loop lnlib registers; exit status 0 when all are in numba's disk cache."""
+    from . import training  # noqa: F401  (registers its loops)
+
+    for build in list(_builders.values()):
+        build()
+    return 0 if _cached else 3
+
+
 def _work() -> None:
     global _available, _worker
+    if _COMPILE_IN_CHILD and _pending():
+        _compile_in_child()  # waits without the interpreter lock; the builds below then load from the cache
     try:
         import numba  # noqa: F401  (in this thread: the import takes about half a second)
     except Exception:  # noqa: BLE001 - a broken numba (e.g. built for another numpy) means the numpy path
@@ -182,9 +221,11 @@ def jit(f, **options):
     (see the module doc); where no directory is writable, compiled once per process. Call only when `available()`."""
     import numba  # already imported by available(); cheap
 
+    global _cached
     try:
         return numba.njit(cache=True, nogil=True, error_model="numpy", **options)(f)
     except RuntimeError:  # no writable cache directory anywhere
+        _cached = False
         return numba.njit(nogil=True, error_model="numpy", **options)(f)
 
 

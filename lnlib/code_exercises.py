@@ -236,7 +236,8 @@ def _merge_cases() -> list[Case]:
 
 def _warmup_cases() -> list[Case]:
     steps = [(0, 1e-3, 50), (9, 1e-3, 50), (49, 1e-3, 50), (120, 1e-3, 50), (5, 0.1, 0), (3, 2.0, 4)]
-    labels = ["第一步（step = 0）", "warm-up 中途", "warm-up 最后一步", "warm-up 之后", "不 warm-up（0 步）", "很短的 warm-up"]
+    labels = ["第一步（step = 0）", "warm-up 中途", "warm-up 最后一步", "warm-up 之后", "不 warm-up（0 步）"]
+    labels.append("很短的 warm-up")
     return [Case(label, args, rtol=1e-9, atol=1e-15) for label, args in zip(labels, steps, strict=True)]
 
 

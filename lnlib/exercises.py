@@ -224,7 +224,7 @@ _NB05: dict[str, Exercise] = {  # exercises of notebook 05
         atol=0,
         mistakes=(
             Mistake("把 (a) W → −2W 也算成了不变：每个 a 乘 −2，x̂ 会整体变号（练习 2）。", 3),
-            Mistake("把 (d) 算成了会变：x → 3x 让 a 整体乘 3，W 每行加 v 让每个 a 都多加同一个数 3v·x，两样都被抵消。", 1),
+            Mistake("把 (d) 算成了会变：x → 3x 让 a 整体乘 3，W 每行加 v 让每个 a 多加同一个数 3v·x，都被抵消。", 1),
             Mistake("以为四种都不变：负数缩放会让 x̂ 变号，只改一个隐藏单元的权重会改变维度之间的模式。", 4),
         ),
     ),

@@ -34,6 +34,7 @@ def blocked_compiler(monkeypatch):
     monkeypatch.setattr(_fast, "_ready", {})
     monkeypatch.setattr(_fast, "_failed", set())
     monkeypatch.setattr(_fast, "_worker", None)
+    monkeypatch.setattr(_fast, "_COMPILE_IN_CHILD", False)  # the fake builders below are this process's own
     monkeypatch.setattr(training, "_KERNELS", None)
     monkeypatch.setattr(
         _fast, "_builders", {"layer_norm": build(fake_kernel), "training": build(None)}
