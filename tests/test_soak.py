@@ -64,3 +64,48 @@ def test_the_load_runs_until_stopped_and_only_its_processes_are_stopped():
     finally:
         soak_tool.stop_load(busy)
     assert all(p.returncode is not None for p in busy)
+
+
+def test_the_load_ends_when_the_soak_is_killed(tmp_path):
+    """A soak killed from outside (SIGKILL: no cleanup runs) leaves no busy process behind: each ends by itself."""
+    import signal
+    import time
+
+    pids = tmp_path / "pids"
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import sys, time\nfrom tools import soak\nbusy = soak.start_load(2)\n"
+            f"open({str(pids)!r}, 'w').write(' '.join(str(p.pid) for p in busy))\ntime.sleep(600)",
+        ],
+        cwd=ROOT,
+    )
+    try:
+        for _ in range(300):
+            if pids.exists() and pids.read_text().strip():
+                break
+            time.sleep(0.1)
+        busy = [int(p) for p in pids.read_text().split()]
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(30)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and any(_alive(p) for p in busy):
+            time.sleep(0.2)
+        assert not any(_alive(p) for p in busy), "busy processes outlived their soak"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (ended, not yet reaped by init) counts as ended
+        return "zombie" not in open(f"/proc/{pid}/status").read().lower()
+    except OSError:
+        return True

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,7 +26,9 @@ import time
 from pathlib import Path
 
 RESULTS_ENV = "LNLIB_SOAK_RESULTS"  # the folder each pytest process writes its result file into
-BUSY = "while True:\n    pass\n"
+# A busy loop that ends by itself once the soak that started it is gone (its parent changes), so a soak killed
+# from outside (SIGKILL, a closed terminal) leaves no load behind.
+BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
 
 
 # --- the pytest plugin (loaded with -p tools.soak) -------------------------------------------------------------
@@ -126,6 +129,10 @@ def report(runs: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _stop(signum, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="how many times to run the command (default 3)")
@@ -141,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="lnlib-soak-"))
     out.mkdir(parents=True, exist_ok=True)
     runs = []
+    signal.signal(signal.SIGTERM, _stop)  # a plain kill runs the `finally` below, which stops the load
     load = start_load(args.load)
     try:
         for i in range(1, args.runs + 1):
