@@ -106,6 +106,9 @@ def sweep(notebook, explorer: str, page, handle) -> list[str]:
         n = len(control["options"])
         count = n * max(1, SWEEP // n) if kind == "toggle" and n > 1 else SWEEP
         for _ in range(count):
+            # settle first: a model switch sends its picture before the controls' new options, so options read
+            # in between are stale (seen under load: '50 步' read from the Transformer, then gone with the MLP)
+            wait_quiet(page, handle)
             now = next(
                 (
                     c
