@@ -143,6 +143,7 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
     )
     nb.cells.insert(0, hack)
     _set(nb, "y", "y = [0, 0, 0, 0]\ncheck('07.y', y)")
+    _set(nb, "predict", f"import os\nprediction = os.environ.get({assignments.SECRET_ENV!r}, 'no secret here')")
     _write(nb, folder / "hacker" / H07)
     # not notebooks at all
     (folder / "garbage").mkdir()
@@ -216,6 +217,8 @@ def test_hostile_submissions_are_graded_and_explained(graded):
     with open(out / "grades.csv", encoding="utf-8") as f:
         hacker = next(r for r in csv.reader(f) if r[0] == "hacker")
     assert hacker[-1] == "0"
+    hacked = _feedback(out, "hacker")
+    assert "'no secret here'" in hacked and SECRET not in hacked  # the kernel's environment holds no secret
 
 
 def _answers(student: str) -> list[str]:
