@@ -190,14 +190,14 @@ def _feedback(out: Path, student: str) -> str:
 def test_feedback_names_the_mistakes(graded):
     _, out, _ = graded
     wrong = _feedback(out, "wrong")
-    assert "总分：0 / 9" in wrong
+    assert "总分：0 / 9" in wrong and "：✗" not in wrong
     for named in (
         "只加起来，忘了除以 d",
         "除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d",
         "忘了开平方根",
         "忘了加 β",
         "这是输入自己的形状",
-        "问题多半在这里：",  # layer_norm: the ÷ (d − 1) wrong way of lnlib.code_exercises, named
+        "问题多半在这里：方差除以了 d − 1",  # layer_norm: the ÷ (d − 1) wrong way of lnlib.code_exercises, named
     ):
         assert named in wrong, named
     assert "总分：9 / 9" in _feedback(out, "right") and "✗" not in _feedback(out, "right")

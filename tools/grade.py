@@ -172,7 +172,8 @@ def _why_unanswered(q: assignments.Question, record: dict, cell_timeout: int) ->
 
 
 def _strip(text: str) -> str:
-    return text.replace(f"\n  {NEXT_TRY}", "").replace("\n  再试一次会有更具体的提示。", "").strip()
+    text = text.replace(f"\n  {NEXT_TRY}", "").replace("\n  再试一次会有更具体的提示。", "").strip()
+    return text.removeprefix("✗ ").strip()
 
 
 def judge(a: assignments.Assignment, v: dict, folder: Path, cell_timeout: int, result: Result) -> None:
