@@ -1,10 +1,10 @@
 """Graded assignments (issue 29): `make assignments` for 03 and 07, then `make grade` on synthetic submissions.
 
-One build and one grading run (9 kernels, two at a time) serve every test; the grade sheet is compared with one
+One build and one grading run (10 kernels, two at a time) serve every test; the grade sheet is compared with one
 written by hand. The students: all right, all wrong (each answer a named mistake), and one per hostile case — a cell
-that raises, an infinite loop, edited and deleted locked cells, a redefined `check` (and lnlib, and an attempt to
-write the grade sheet), garbage bytes, an empty file, nothing handed in. Expected values come from the closed forms
-below (numpy), never from the grader's own output.
+that raises, an infinite loop, a loop that ignores the interrupt, edited and deleted locked cells, a redefined
+`check` (and lnlib, reading the secret, writing the grade sheet), garbage bytes, an empty file, nothing handed in.
+Expected values come from the closed forms below (numpy), never from the grader's own output.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from tools import assignments as build_tool  # noqa: E402
 from tools import grade as grade_tool  # noqa: E402
 
 SECRET = "test-secret-not-for-real-use"
-ROSTER = ["right", "wrong", "raises", "loop", "edited", "deleted", "hacker", "garbage", "empty", "absent"]
+ROSTER = ["right", "wrong", "raises", "loop", "wedged", "edited", "deleted", "hacker", "garbage", "empty", "absent"]
 HEADER = "student,03.mean,03.variance,03.xhat,03.diagnose,07.layer_norm,07.y,07.shape_mu,07.predict,total"
 EXPECTED = {  # written by hand: points per question (03: 1 each; 07.layer_norm: 2, the others 1)
     "absent": "0,0,0,0,0,0,0,0,0",
@@ -39,6 +39,7 @@ EXPECTED = {  # written by hand: points per question (03: 1 each; 07.layer_norm:
     "loop": "0,0,0,0,2,0,1,1,4",  # 07 only; the y cell loops forever
     "raises": "0,1,1,1,0,0,0,0,3",  # 03 only; the mu cell raises
     "right": "1,1,1,1,2,1,1,1,9",
+    "wedged": "1,1,1,0,0,0,0,0,3",  # 03 only; the last answer cell ignores the interrupt: the answers before it count
     "wrong": "0,0,0,0,0,0,0,0,0",
 }
 CELL_TIMEOUT = 5  # generous for one short cell; the looping cell costs exactly this
@@ -115,6 +116,10 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
     nb = nbformat.read(built / "source" / "loop" / H07, as_version=4)
     _set(nb, "y", "while True:\n    pass")
     _write(nb, folder / "loop" / H07)
+    # a loop that ignores the interrupt: the kernel is given up, the answers read before it still count
+    nb = nbformat.read(built / "source" / "wedged" / H03, as_version=4)
+    _set(nb, "diagnose", "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")
+    _write(nb, folder / "wedged" / H03)
     # the locked data cell edited (the formative row of notebook 03) and the end check deleted
     nb = _release(built, "edited", H03)
     _set(nb, "03-data", "x = [2, 4, 6, 8]")
@@ -207,6 +212,7 @@ def test_hostile_submissions_are_graded_and_explained(graded):
     _, out, _ = graded
     assert "ZeroDivisionError" in _feedback(out, "raises")
     assert f"运行超过 {CELL_TIMEOUT} 秒，被中断了" in _feedback(out, "loop")
+    assert "内核不响应中断" in _feedback(out, "wedged")
     assert "`03-data` 被改动过" in _feedback(out, "edited") and "`03-check` 被删除了" in _feedback(out, "edited")
     assert "`07-data` 被删除了" in _feedback(out, "deleted") and "答案单元格 `shape_mu` 不见了" in _feedback(
         out, "deleted"

@@ -91,7 +91,10 @@ def restore(student_nb, release) -> tuple[list, list[str]]:
             notes.append(f"锁定的单元格 `{gid}` 被删除了，批改时已按原样补回。")
         elif str(mine.get("source", "")) != cell.source:
             notes.append(f"锁定的单元格 `{gid}` 被改动过，批改时已按原样恢复。")
-        cells.append(_clean(cell))
+        cell = _clean(cell)
+        if gid in answers:
+            cell.metadata["lnlib_answer"] = gid
+        cells.append(cell)
         cells.extend(_clean(c) for c in extras.pop(gid, []))
     cells[0:0] = [_clean(c) for c in extras.pop(None, [])]  # cells added above every known cell
     return cells, notes
@@ -132,17 +135,27 @@ def _literal(value) -> str:
     return f"__np.array({np.asarray(value, dtype=np.float64).tolist()!r})"
 
 
-def grading_cells(a: assignments.Assignment, v: dict) -> list:
+def with_grading_cells(cells: list, a: assignments.Assignment, v: dict) -> tuple[list, dict[int, int]]:
+    """The cells to run: the reader first, each answer read right after its cell too (kept if a later cell wedges
+    the kernel), then the final reading and the function's cases; and {run position: student cell number}."""
     fn = "__lnlib_grade_dump"
-    cells = [nbformat.v4.new_code_cell("import numpy as __np\n" + _DUMP.format(fn=fn))]
+    by_cell = {q.key.split(".", 1)[1]: q for q in a.questions if q.cases is None}
+    run = [nbformat.v4.new_code_cell("import numpy as __np\n" + _DUMP.format(fn=fn))]
+    numbers = {}
+    for number, cell in enumerate(cells, start=1):
+        run.append(cell)
+        numbers[len(run)] = number
+        q = by_cell.get(cell.metadata.get("lnlib_answer"))
+        if q is not None:
+            run.append(nbformat.v4.new_code_cell(f"{fn}({q.key + '@early'!r}, lambda: {q.name})"))
     for q in a.questions:
         if q.cases is None:
-            cells.append(nbformat.v4.new_code_cell(f"{fn}({q.key!r}, lambda: {q.name})"))
+            run.append(nbformat.v4.new_code_cell(f"{fn}({q.key!r}, lambda: {q.name})"))
             continue
         for i, case in enumerate(q.cases(v)):
             args = ", ".join(_literal(arg) for arg in case.args)
-            cells.append(nbformat.v4.new_code_cell(f"{fn}({q.key + f'#{i}'!r}, lambda: {q.name}({args}))"))
-    return cells
+            run.append(nbformat.v4.new_code_cell(f"{fn}({q.key + f'#{i}'!r}, lambda: {q.name}({args}))"))
+    return run, numbers
 
 
 # ---------------------------------------------------------------- running and judging
@@ -155,6 +168,15 @@ def _read(folder: Path, key: str) -> dict:
         return out if isinstance(out, dict) and "kind" in out else {"kind": "timeout"}
     except (OSError, ValueError):
         return {"kind": "timeout"}  # the grading cell never finished
+
+
+def _read_answer(folder: Path, key: str) -> dict:
+    """The final reading of an answer; the one right after its cell when the final one never ran."""
+    final = _read(folder, key)
+    if final["kind"] != "timeout":
+        return final
+    early = _read(folder, key + "@early")
+    return early if early["kind"] != "timeout" else final
 
 
 def _answer(record: dict):
@@ -179,7 +201,7 @@ def _strip(text: str) -> str:
 def judge(a: assignments.Assignment, v: dict, folder: Path, cell_timeout: int, result: Result) -> None:
     for q in a.questions:
         if q.cases is None:
-            record = _read(folder, q.key)
+            record = _read_answer(folder, q.key)
             value = _answer(record)
             if value is None:
                 ok, text = False, _why_unanswered(q, record, cell_timeout)
@@ -250,7 +272,8 @@ def _run_one(a, student: str, path: Path | None, key: bytes, cell_timeout: int) 
         return result
     release = release_notebook(source_notebook(a, student, key))
     cells, notes = restore(student_nb, release)
-    nb = nbformat.v4.new_notebook(cells=cells + grading_cells(a, v))
+    run, numbers = with_grading_cells(cells, a, v)
+    nb = nbformat.v4.new_notebook(cells=run)
     nb.metadata.update(release.metadata)
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
         folder = Path(tmp)
@@ -274,26 +297,29 @@ def _run_one(a, student: str, path: Path | None, key: bytes, cell_timeout: int) 
         finally:
             _kill_group(proc.pid)
             proc.wait()
-        notes.extend(_problems(folder, len(cells), cell_timeout))
+        notes.extend(_problems(folder, numbers, cell_timeout))
         judge(a, v, folder, cell_timeout, result)
     result.lines[1:1] = [f"> {n}" for n in notes] + ([""] if notes else [])
     return result
 
 
-def _problems(folder: Path, count: int, cell_timeout: int) -> list[str]:
-    """What went wrong in the student's own cells (not the grading cells after them)."""
+def _problems(folder: Path, numbers: dict[int, int], cell_timeout: int) -> list[str]:
+    """What went wrong in the student's own cells (not the grading cells), numbered as the student's cells."""
     try:
         problems = json.loads((folder / "_run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     notes = []
     for p in problems if isinstance(problems, list) else []:
-        if not isinstance(p, dict) or not isinstance(p.get("cell"), int) or p["cell"] > count:
+        if isinstance(p, dict) and p.get("ename") == "Wedged":
+            notes.append("内核不响应中断（连续两个单元格超时），后面的单元格都没有运行；之前读到的答案照常批改。")
+        if not isinstance(p, dict) or p.get("cell") not in numbers:
             continue
+        number = numbers[p["cell"]]
         if p.get("ename") in ("CellTimeout", "KeyboardInterrupt"):  # nbclient interrupts a cell at its limit
-            notes.append(f"第 {p['cell']} 个单元格运行超过 {cell_timeout} 秒，被中断了（是不是有死循环？）。")
+            notes.append(f"第 {number} 个单元格运行超过 {cell_timeout} 秒，被中断了（是不是有死循环？）。")
         else:
-            notes.append(f"第 {p['cell']} 个单元格运行出错：{p.get('ename', '')}: {p.get('evalue', '')}")
+            notes.append(f"第 {number} 个单元格运行出错：{p.get('ename', '')}: {p.get('evalue', '')}")
     return notes
 
 
