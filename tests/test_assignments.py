@@ -28,9 +28,11 @@ from tools import grade as grade_tool  # noqa: E402
 
 SECRET = "test-secret-not-for-real-use"
 ROSTER = ["right", "wrong", "raises", "loop", "wedged", "edited", "deleted", "hacker", "garbage", "empty", "absent"]
+ROSTER += ["copier"]
 HEADER = "student,03.mean,03.variance,03.xhat,03.diagnose,07.layer_norm,07.y,07.shape_mu,07.predict,total"
 EXPECTED = {  # written by hand: points per question (03: 1 each; 07.layer_norm: 2, the others 1)
     "absent": "0,0,0,0,0,0,0,0,0",
+    "copier": "0,0,0,0,0,0,0,0,0",  # 03 only: hands in the worked notebook of "right", whose numbers are not its own
     "deleted": "0,0,0,0,2,1,0,1,4",  # 07 only; its data cell restored; the shape_mu cell deleted
     "edited": "1,1,1,1,0,0,0,0,4",  # 03 only; x edited to [2, 4, 6, 8], restored before the answers use it
     "empty": "0,0,0,0,0,0,0,0,0",
@@ -39,6 +41,7 @@ EXPECTED = {  # written by hand: points per question (03: 1 each; 07.layer_norm:
     "loop": "0,0,0,0,2,0,1,1,4",  # 07 only; the y cell loops forever
     "raises": "0,1,1,1,0,0,0,0,3",  # 03 only; the mu cell raises
     "right": "1,1,1,1,2,1,1,1,9",
+    "stranger": "0,0,0,0,0,0,0,0,0",  # not on the roster; an empty file
     "wedged": "1,1,1,0,0,0,0,0,3",  # 03 only; the last answer cell ignores the interrupt: the answers before it count
     "wrong": "0,0,0,0,0,0,0,0,0",
 }
@@ -150,6 +153,10 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
     _set(nb, "y", "y = [0, 0, 0, 0]\ncheck('07.y', y)")
     _set(nb, "predict", f"import os\nprediction = os.environ.get({assignments.SECRET_ENV!r}, 'no secret here')")
     _write(nb, folder / "hacker" / H07)
+    # a classmate's worked notebook handed in as one's own: the data cell is put back, the numbers no longer fit
+    _write(nbformat.read(built / "source" / "right" / H03, as_version=4), folder / "copier" / H03)
+    (folder / "stranger").mkdir()
+    (folder / "stranger" / H03).write_bytes(b"")
     # not notebooks at all
     (folder / "garbage").mkdir()
     (folder / "garbage" / H03).write_bytes(bytes(range(256)) * 4)
@@ -220,6 +227,8 @@ def test_hostile_submissions_are_graded_and_explained(graded):
     assert "不是一个 Jupyter notebook" in _feedback(out, "garbage")
     assert "不是一个 Jupyter notebook" in _feedback(out, "empty")
     assert "没有找到提交的" in _feedback(out, "absent")
+    assert "`03-data` 被改动过" in _feedback(out, "copier")
+    assert "不在名单上" in _feedback(out, "stranger") and "不在名单上" not in _feedback(out, "copier")
     with open(out / "grades.csv", encoding="utf-8") as f:
         hacker = next(r for r in csv.reader(f) if r[0] == "hacker")
     assert hacker[-1] == "0"
@@ -247,7 +256,7 @@ def test_no_graded_answer_in_the_release_or_the_students_lnlib(graded):
     import lnlib
 
     files = sorted((built / "release").rglob("*.ipynb"))
-    assert len(files) == 2 * len(ROSTER)
+    assert len(files) == 2 * len(ROSTER)  # every student of the roster, both assignments
     release = "\n".join(p.read_text(encoding="utf-8") for p in files)
     release += "\n".join(c.source for p in files for c in nbformat.read(p, as_version=4).cells)
     package = "\n".join(p.read_text(encoding="utf-8") for p in Path(lnlib.__file__).parent.rglob("*.py"))

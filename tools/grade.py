@@ -259,9 +259,11 @@ def _run_one(a, student: str, path: Path | None, key: bytes, cell_timeout: int) 
         result.lines.append(f"没有找到提交的 `{a.filename}`，这份作业记 0 分。")
         return result
     try:
-        if path.stat().st_size > MAX_BYTES:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
             raise ValueError("too large")
-        student_nb = nbformat.reads(path.read_bytes().decode("utf-8"), as_version=4)
+        student_nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
         if not isinstance(student_nb.get("cells"), list):
             raise ValueError("no cells")
     except Exception:  # noqa: BLE001 - whatever the file is, it is not a notebook we can grade
@@ -295,7 +297,7 @@ def _run_one(a, student: str, path: Path | None, key: bytes, cell_timeout: int) 
         except subprocess.TimeoutExpired:
             notes.append(f"整个 notebook 运行超过 {budget} 秒，被停下了。")
         finally:
-            _kill_group(proc.pid)
+            _kill_group(proc)
             proc.wait()
         notes.extend(_problems(folder, numbers, cell_timeout))
         judge(a, v, folder, cell_timeout, result)
@@ -323,9 +325,14 @@ def _problems(folder: Path, numbers: dict[int, int], cell_timeout: int) -> list[
     return notes
 
 
-def _kill_group(pid: int) -> None:
+def _kill_group(proc: subprocess.Popen) -> None:
+    """End the runner and everything it started (the kernel runs in its own group and is shut down by the runner;
+    this is for a runner that had to be stopped)."""
     try:
-        os.killpg(pid, signal.SIGKILL)
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # Windows: no process groups
+            proc.kill()
     except (ProcessLookupError, PermissionError):
         pass
 
@@ -334,7 +341,8 @@ def _kill_group(pid: int) -> None:
 
 
 def find(folder: Path, filename: str) -> Path | None:
-    found = sorted(p for p in folder.rglob(filename) if p.is_file())
+    """The submitted file: the first regular file of that name, at any depth (a symlink is not a submission)."""
+    found = sorted(p for p in folder.rglob(filename) if p.is_file() and not p.is_symlink())
     return found[0] if found else None
 
 
@@ -345,7 +353,8 @@ def grade_folder(submissions: Path, out: Path, manifest_path: Path, cell_timeout
     table = assignments.load()
     chosen = [table[entry["number"]] for entry in manifest["assignments"]]
     key = assignments.secret()
-    skipped, students = [], set(manifest["students"])
+    roster = set(manifest["students"])
+    skipped, students = [], set(roster)
     for entry in submissions.iterdir():
         if entry.is_dir() and assignments.STUDENT_ID.match(entry.name):
             students.add(entry.name)
@@ -382,7 +391,11 @@ def grade_folder(submissions: Path, out: Path, manifest_path: Path, cell_timeout
     full = sum(q.points for a in chosen for q in a.questions)
     for student in students:
         total = sum(rows[student].get(k, 0) for k in keys)
-        text = f"# 作业反馈：{student}\n\n总分：{total} / {full}\n" + "\n".join(feedback[student]) + "\n"
+        text = f"# 作业反馈：{student}\n\n总分：{total} / {full}\n"
+        if student not in roster:
+            text += "\n> 这个学号不在名单上：作业里的数是按名单上的学号生成的，请老师核对。\n"
+            print(f"note: {student!r} is not on the roster")
+        text += "\n".join(feedback[student]) + "\n"
         (out / "feedback" / f"{student}.md").write_text(text, encoding="utf-8")
     return skipped
 
