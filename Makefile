@@ -171,18 +171,19 @@ pdf: $(STAMP)
 # ROSTER, a student release in build/assignments/release/<id>/ and the teacher's material (source notebooks with the
 # answers, the manifest) in build/assignments/; each student's numbers come from the id and the teacher's secret
 # ($$LNLIB_GRADING_SECRET, else ~/.config/lnlib-grading/secret, made on first use).
-# `make grade SUBMISSIONS=dir` runs every returned notebook in its own kernel (CELL_TIMEOUT seconds per cell) and
-# writes build/grades/grades.csv and build/grades/feedback/<id>.md.
+# `make grade SUBMISSIONS=dir` runs every returned notebook in its own kernel (CELL_TIMEOUT seconds per cell,
+# GRADE_JOBS at once) and writes build/grades/grades.csv and build/grades/feedback/<id>.md.
 NOTEBOOKS ?= 03 07
 ROSTER ?= assignments/roster-example.txt
 CELL_TIMEOUT ?= 10
+GRADE_JOBS ?= 2
 .PHONY: assignments grade
 assignments: $(STAMP)
 	$(BIN)/python -m tools.assignments --notebooks $(NOTEBOOKS) --roster $(ROSTER) --out build/assignments
 
 grade: $(STAMP)
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make grade: say where the submissions are: make grade SUBMISSIONS=dir" >&2; exit 2; fi
-	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT)
+	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT) --jobs $(GRADE_JOBS)
 
 clean:
 	rm -rf $(VENV) build

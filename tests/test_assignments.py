@@ -271,6 +271,22 @@ def test_no_graded_answer_in_the_release_or_the_students_lnlib(graded):
             assert a not in package, (student, a)
 
 
+def test_release_and_source_are_valid_nbgrader_notebooks(graded):
+    """nbgrader's own metadata check accepts both (so its formgrader and exchange can take them); the release has
+    every answer cell cleared to the stub and every other cell locked."""
+    from nbgrader.preprocessors import CheckCellMetadata
+
+    built, _, _ = graded
+    for part in ("source", "release"):
+        for path in sorted((built / part / "right").glob("*.ipynb")):
+            CheckCellMetadata().preprocess(nbformat.read(path, as_version=4), {})
+    nb = _release(built, "right", H03)
+    answers = [c for c in nb.cells if c.metadata["nbgrader"]["solution"]]
+    assert [c.metadata["nbgrader"]["grade_id"] for c in answers] == ["mean", "variance", "xhat", "diagnose"]
+    assert all(c.source.endswith(build_tool.CODE_STUB) for c in answers)
+    assert all(c.metadata.get("editable") is False for c in nb.cells if c not in answers)
+
+
 def test_the_teacher_folder_is_not_importable_by_a_student(tmp_path):
     code = "import importlib.util, sys; sys.exit(importlib.util.find_spec('assignments') is not None)"
     assert subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=False).returncode == 0

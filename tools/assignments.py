@@ -70,7 +70,12 @@ def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbfo
     ]
     for q in a.questions:
         short = q.key.split(".", 1)[1]
-        cells.append(md(f"{_text(q.prompt, v)}（{q.points} 分）", metadata=_meta(f"{q.key}-question", locked=True)))
+        cells.append(
+            md(
+                f"{_text(q.prompt, v)}（{q.points} 分）",
+                metadata=_meta(f"{q.key.replace('.', '-')}-question", locked=True),
+            )
+        )
         cells.append(code(_answer_source(q, v), metadata=_meta(short, solution=True)))
     names = ", ".join(f'"{q.name}"' for q in a.questions)
     cells.append(
