@@ -1,6 +1,6 @@
 """Graded assignments (issue 29): `make assignments` for 03 and 07, then `make grade` on synthetic submissions.
 
-One build and one grading run (10 kernels, two at a time) serve every test; the grade sheet is compared with one
+One build and one grading run (11 kernels, two at a time) serve every test; the grade sheet is compared with one
 written by hand. The students: all right, all wrong (each answer a named mistake), and one per hostile case — a cell
 that raises, an infinite loop, a loop that ignores the interrupt, edited and deleted locked cells, a redefined
 `check` (and lnlib, reading the secret, writing the grade sheet), garbage bytes, an empty file, nothing handed in.
