@@ -46,9 +46,11 @@ $(RUNTIME_STAMP): binder/requirements.txt pyproject.toml | python-check
 	$(BIN)/python -c "import lnlib.plots as p; p.use_cjk_font()"
 	touch $@
 
-# The learner's environment plus the test and maintainer tools (make test, CI, site, pdf).
-$(STAMP): $(RUNTIME_STAMP) requirements-dev.txt
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+# The learner's environment plus the test and maintainer tools (make test, CI, site, pdf) and the teacher's extra
+# (requirements-teacher.txt: nbgrader for `make assignments`; it includes requirements-dev.txt), so `make test` and
+# CI run the grading tests. Never in binder/requirements.txt: a learner needs none of it.
+$(STAMP): $(RUNTIME_STAMP) requirements-dev.txt requirements-teacher.txt
+	$(BIN)/python -m pip install --quiet -r requirements-teacher.txt
 	$(BIN)/python -m pip check
 	touch $@
 
@@ -74,7 +76,7 @@ test: lint
 
 # Code and notebooks (.ipynb, linted and formatted like .py files), one formatter (ruff format), and the
 # generated navigation cells. `make format` applies the formatter and ruff's safe fixes.
-LINT_PATHS := lnlib tests tools benchmarks notebooks
+LINT_PATHS := lnlib tests tools benchmarks notebooks assignments
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/ruff format --check $(LINT_PATHS)
@@ -164,6 +166,24 @@ student: $(STAMP)
 pdf: $(STAMP)
 	$(BIN)/python -m tools.build_site --out build/site-print --preview
 	$(BIN)/python -m tools.pdf --site build/site-print --out build/course.pdf
+
+# Graded assignments (docs/teacher-guide.md, "布置和批改作业"): for the chosen notebooks and every student id of
+# ROSTER, a student release in build/assignments/release/<id>/ and the teacher's material (source notebooks with the
+# answers, the manifest) in build/assignments/; each student's numbers come from the id and the teacher's secret
+# ($$LNLIB_GRADING_SECRET, else ~/.config/lnlib-grading/secret, made on first use).
+# `make grade SUBMISSIONS=dir` runs every returned notebook in its own kernel (CELL_TIMEOUT seconds per cell,
+# GRADE_JOBS at once) and writes build/grades/grades.csv and build/grades/feedback/<id>.md.
+NOTEBOOKS ?= 03 07
+ROSTER ?= assignments/roster-example.txt
+CELL_TIMEOUT ?= 10
+GRADE_JOBS ?= 2
+.PHONY: assignments grade
+assignments: $(STAMP)
+	$(BIN)/python -m tools.assignments --notebooks $(NOTEBOOKS) --roster $(ROSTER) --out build/assignments
+
+grade: $(STAMP)
+	@if [ -z "$(SUBMISSIONS)" ]; then echo "make grade: say where the submissions are: make grade SUBMISSIONS=dir" >&2; exit 2; fi
+	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT) --jobs $(GRADE_JOBS)
 
 clean:
 	rm -rf $(VENV) build

@@ -1028,8 +1028,9 @@ def _call_quietly(fn: Callable, args: tuple) -> _Outcome:
         return _Outcome(error=err)
 
 
-def judge_function(name: str, fn) -> FunctionVerdict:
-    """Run `fn` on every case of code exercise `name`; the verdict `check_function` prints."""
+def judge_function(name: str, fn, *, cases: list[Case] | None = None) -> FunctionVerdict:
+    """Run `fn` on every case of code exercise `name` (or on `cases`, e.g. a graded assignment's own inputs); the
+    verdict `check_function` prints."""
     if not isinstance(name, str):
         raise TypeError(f"name: expected a code exercise name such as '07.layer_norm', got {name!r}")
     if name not in CODE_EXERCISES:
@@ -1039,7 +1040,7 @@ def judge_function(name: str, fn) -> FunctionVerdict:
         return FunctionVerdict(False, f"还没写：先在上面定义函数 {ex.signature}，再运行这个单元格。", "placeholder")
     if not callable(fn):
         return FunctionVerdict(False, f"需要一个函数（{ex.signature}），你给的是 {_type_name(fn)}。", "error")
-    cases = ex.cases()
+    cases = ex.cases() if cases is None else list(cases)
     outcomes: list[_Outcome] = []
     failure = None  # (index, kind, why)
     for i, case in enumerate(cases, start=1):

@@ -1,4 +1,7 @@
-"""Make student copies of the notebooks: the same lessons without any worked solution.
+"""Make student copies of the notebooks: the same lessons without any worked solution, for self-study.
+
+These copies are formative: `lnlib.check` still knows every answer, so they are not for marking. Graded work goes
+through `python -m tools.assignments` and `python -m tools.grade` (make assignments / make grade).
 
     python -m tools.make_student               # -> build/student/
     python -m tools.make_student --out DIR

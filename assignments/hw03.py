@@ -1,0 +1,164 @@
+"""Assignment 03 (notebook 03, one row by hand): μ, σ², x̂ of the student's own row, and a diagnosis."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lnlib.data import TOKEN_MATRIX
+from lnlib.grading import Exercise, Mistake, rounded_early, row_mistakes, show_array, show_number
+from lnlib.stages import mean, variance
+
+from . import Assignment, Question
+
+_FORMATIVE = [tuple(r) for r in TOKEN_MATRIX.tolist()] + [(3.0, 5.0, 6.0, 10.0)]  # rows the lesson uses
+_ROUND3 = 5e-4
+
+# the diagnosis question: how a classmate's σ² was computed wrong (letter -> (what went wrong, its value))
+_WAYS = {
+    "a": "除以了 d − 1（无偏方差）",
+    "b": "忘了先减去均值 μ（算成了 x² 的平均）",
+    "c": "给出的是标准差 σ，不是方差 σ²",
+    "d": "忘了除以 d（偏差平方的和）",
+}
+
+
+def _wrong_variance(x: np.ndarray, letter: str) -> float:
+    var, d = float(variance(x)), x.size
+    return {
+        "a": var * d / (d - 1),
+        "b": float((x**2).mean()),
+        "c": float(np.sqrt(var)),
+        "d": var * d,
+    }[letter]
+
+
+def variant(rng: np.random.Generator) -> dict:
+    while True:
+        x = rng.integers(1, 16, size=4).astype(np.float64)
+        if len(set(x.tolist())) == 4 and tuple(x.tolist()) not in _FORMATIVE and float(variance(x)) > 1:
+            break
+    return {"x": x, "way": "abcd"[int(rng.integers(0, 4))]}
+
+
+def _intro(v: dict) -> str:
+    return (
+        "# 作业 03：亲手算一行 LayerNorm\n\n"
+        "这份作业用的是**你自己的一行数**（每位同学的数都不一样），对应课程第 3 篇（手算一行）。\n"
+        "在每个答案单元格里把 `None` 换成你的答案，运行它；全部做完后保存并提交这个 notebook。\n\n"
+        "- 不需要也请不要修改锁定的单元格（它们会在批改时按原样恢复）。\n"
+        "- 小数保留三位即可；列表写成 `[1.0, 2.0, 3.0, 4.0]`。\n"
+        "- 可以用 Python 帮你算，但最后一题要你**诊断**一个错误，只会调用函数是答不出来的。"
+    )
+
+
+def _data(v: dict) -> str:
+    return f"# 你的这一行（d = 4）：请不要修改\nx = {[int(t) for t in v['x']]}"
+
+
+def _mean_ex(v: dict) -> Exercise:
+    x = v["x"]
+    return Exercise(
+        mean(x), "均值 μ 是这一行 4 个数的和除以 d = 4。", atol=_ROUND3, mistakes=row_mistakes([x], 0, "mean")
+    )
+
+
+def _var_ex(v: dict) -> Exercise:
+    x = v["x"]
+    return Exercise(
+        float(variance(x)),
+        "方差是偏差 x − μ 平方以后的平均：先减 μ，再平方，再除以 d = 4。",
+        atol=_ROUND3,
+        mistakes=row_mistakes([x], 0, "variance"),
+    )
+
+
+def _xhat_ex(v: dict) -> Exercise:
+    x = v["x"]
+    mu, var, d = mean(x), float(variance(x)), x.size
+    sd = np.sqrt(var)
+    return Exercise(
+        (x - mu) / sd,
+        "x̂ = (x − μ) / σ，σ = √σ²（这里 ε = 0）。",
+        atol=1e-3,
+        mistakes=(
+            Mistake("除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", (x - mu) / np.sqrt(var * d / (d - 1))),
+            Mistake("忘了开平方根：除以的是方差 σ²，不是 σ。", (x - mu) / var),
+            Mistake("只减了均值，忘了除以 σ。", x - mu),
+            Mistake("忘了减均值：直接用 x 除以 σ。", x / sd),
+            Mistake("数值对了，符号反了：检查减法的顺序（x − μ，不是 μ − x）。", (mu - x) / sd),
+            rounded_early((x - mu) / round(float(sd), 1)),
+        ),
+    )
+
+
+def _diagnose_ex(v: dict) -> Exercise:
+    x, way = v["x"], v["way"]
+    wrong = _wrong_variance(x, way)
+    mistakes = tuple(
+        Mistake(f"按「{why}」算出来的是 {show_number(_wrong_variance(x, letter))}，不是 {show_number(wrong)}。", letter)
+        for letter, why in _WAYS.items()
+        if letter != way
+    )
+    return Exercise(way, "把四种错法都在你这一行上算一遍，看哪一个正好得到同学的数。", mistakes=mistakes)
+
+
+def _prompt_diagnose(v: dict) -> str:
+    wrong = _wrong_variance(v["x"], v["way"])
+    options = "\n".join(f"- **{k}**：{why}" for k, why in _WAYS.items())
+    return (
+        f"**第 4 题（诊断）** 一位同学算你这一行的方差，得到了 **{show_number(wrong)}**。"
+        f"他错在哪里？把字母（a、b、c 或 d）写进 `diagnosis`。\n\n{options}"
+    )
+
+
+def _xhat_solution(v: dict) -> str:
+    x = v["x"]
+    return f"xhat = {show_array((x - mean(x)) / np.sqrt(variance(x)), 6)}"
+
+
+ASSIGNMENT = Assignment(
+    number="03",
+    slug="hw03-one-row-by-hand",
+    title="作业 03：亲手算一行 LayerNorm",
+    variant=variant,
+    intro=_intro,
+    data=_data,
+    questions=(
+        Question(
+            "03.mean",
+            1,
+            "**第 1 题** 你这一行 `x` 的均值 μ 是多少？",
+            "mu",
+            "mu = None  # 把 None 换成你的答案（一个数）",
+            lambda v: f"mu = {show_number(mean(v['x']), 8)}",
+            exercise=_mean_ex,
+        ),
+        Question(
+            "03.variance",
+            1,
+            "**第 2 题** 这一行的方差 σ²（LayerNorm 的方差，除以 d）是多少？",
+            "var",
+            "var = None  # 把 None 换成你的答案（一个数）",
+            lambda v: f"var = {show_number(variance(v['x']), 8)}",
+            exercise=_var_ex,
+        ),
+        Question(
+            "03.xhat",
+            1,
+            "**第 3 题** 这一行归一化以后的 x̂（ε = 0，四个数，保留三位小数）是多少？",
+            "xhat",
+            "xhat = None  # 把 None 换成你的答案（四个数的列表）",
+            _xhat_solution,
+            exercise=_xhat_ex,
+        ),
+        Question(
+            "03.diagnose",
+            1,
+            _prompt_diagnose,
+            "diagnosis",
+            'diagnosis = None  # 把 None 换成 "a"、"b"、"c" 或 "d"',
+            lambda v: f'diagnosis = "{v["way"]}"',
+            exercise=_diagnose_ex,
+        ),
+    ),
+)

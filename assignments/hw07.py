@@ -1,0 +1,186 @@
+"""Assignment 07 (notebook 07, the full formula): write layer_norm, apply γ and β by hand, a shape, a prediction."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lnlib.code_exercises import Case
+from lnlib.data import TOKEN_MATRIX
+from lnlib.grading import Exercise, Mistake, show_array, show_number
+from lnlib.norms import layer_norm
+
+from . import Assignment, Question
+
+_FUNCTION = (
+    "def layer_norm(x, gamma, beta, eps=1e-5):\n"
+    "    x = np.asarray(x, dtype=float)\n"
+    "    mu = x.mean(axis=-1, keepdims=True)\n"
+    "    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)\n"
+    "    return gamma * (x - mu) / np.sqrt(var + eps) + beta"
+)
+
+
+def variant(rng: np.random.Generator) -> dict:
+    while True:
+        x = rng.integers(-6, 10, size=4).astype(np.float64)
+        if len(set(x.tolist())) == 4 and tuple(x.tolist()) not in {tuple(r) for r in TOKEN_MATRIX.tolist()}:
+            break
+    gamma = rng.choice([0.5, 1.5, 2.0, 2.5, 3.0], size=4)
+    beta = rng.choice([-2.0, -1.0, 0.5, 1.0, 2.0], size=4)
+    shape = [int(rng.integers(2, 9)), int(rng.integers(3, 17)), int(rng.choice([16, 32, 64]))]
+    scale = float(rng.choice([-3.0, -2.0, 2.0, 3.0]))
+    shift = float(rng.integers(1, 10))
+    batch = rng.normal(size=(2, 3, 5)) * rng.integers(1, 5) + rng.integers(-5, 5)
+    return {
+        "x": x,
+        "gamma": gamma,
+        "beta": beta,
+        "shape": shape,
+        "scale": scale,
+        "shift": shift,
+        "batch": batch,
+        "bgamma": rng.normal(size=5),
+        "bbeta": rng.normal(size=5),
+    }
+
+
+def _intro(v: dict) -> str:
+    return (
+        "# 作业 07：完整的 LayerNorm 公式\n\n"
+        "这份作业对应课程第 7 篇（完整公式），用的是**你自己的数**（每位同学的都不一样）。\n"
+        "在答案单元格里把 `None`（或 `...`）换成你的答案，运行它；全部做完后保存并提交这个 notebook。\n\n"
+        "- 锁定的单元格请不要修改（批改时会按原样恢复）。\n"
+        "- 第 1 题的函数会在批改时用另外几组输入测试：常数行、很大的偏移、(B, T, d) 的批量。"
+    )
+
+
+def _data(v: dict) -> str:
+    return (
+        "# 你的数：请不要修改\n"
+        "import numpy as np\n\n"
+        f"x = np.array({[int(t) for t in v['x']]}, dtype=float)\n"
+        f"gamma = np.array({v['gamma'].tolist()})\n"
+        f"beta = np.array({v['beta'].tolist()})"
+    )
+
+
+def _cases(v: dict) -> list[Case]:
+    x, g, b = v["x"], v["gamma"], v["beta"]
+    return [
+        Case("你自己的一行 x（配上你的 γ、β）", (x.copy(), g.copy(), b.copy())),
+        Case("常数行（σ² = 0，要靠 ε）", (np.full(4, x[0]), g.copy(), b.copy())),
+        Case("整体加了很大偏移（+10⁶）的一行", (x + 1e6, g.copy(), b.copy())),
+        Case("(B, T, d) = (2, 3, 5) 的批量：每个 token 各算各的", (v["batch"].copy(), v["bgamma"], v["bbeta"])),
+    ]
+
+
+def _y(v: dict) -> np.ndarray:
+    return layer_norm(v["x"], v["gamma"], v["beta"], eps=0.0)
+
+
+def _y_ex(v: dict) -> Exercise:
+    x, g, b = v["x"], v["gamma"], v["beta"]
+    xhat = layer_norm(x, eps=0.0)
+    d = x.size
+    ddof = (x - x.mean()) / np.sqrt(((x - x.mean()) ** 2).sum() / (d - 1))
+    return Exercise(
+        _y(v),
+        "先算 x̂ = (x − μ) / σ，再逐位 y = γ ⊙ x̂ + β。",
+        atol=2e-3,
+        mistakes=(
+            Mistake("忘了乘 γ：y = γ ⊙ x̂ + β，缩放在平移之前。", xhat + b),
+            Mistake("忘了加 β：y = γ ⊙ x̂ + β。", g * xhat),
+            Mistake("γ 和 β 用反了：γ 是乘的那一个，β 是加的那一个。", b * xhat + g),
+            Mistake("先加 β 再乘 γ 了：顺序是 γ ⊙ x̂ + β。", g * (xhat + b)),
+            Mistake("方差除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", g * ddof + b),
+            Mistake("只给出了 x̂：题目问的是乘 γ、加 β 以后的 y。", xhat),
+        ),
+    )
+
+
+def _shape_ex(v: dict) -> Exercise:
+    bsz, t, d = v["shape"]
+    return Exercise(
+        [bsz, t],
+        "按最后一维统计：每个 token 一个 μ，最后一维去掉。",
+        atol=0,
+        about="μ",
+        mistakes=(
+            Mistake("这是输入自己的形状：按最后一维统计，最后一维就没有了。", [bsz, t, d]),
+            Mistake("保留了被统计的那一维（keepdims=True 的形状）：题目问的是去掉它以后。", [bsz, t, 1]),
+            Mistake("去掉了第一维：LayerNorm 统计的是最后一维。", [t, d]),
+        ),
+    )
+
+
+def _predict_ex(v: dict) -> Exercise:
+    s = v["scale"]
+    if s > 0:
+        return Exercise(
+            "不变",
+            "x̂ 除掉了这一行的尺度和位置：整行乘一个正数再加一个数，x̂ 一样。",
+            mistakes=(Mistake(f"s = {show_number(s)} 是正数：μ 和 σ 跟着一起变，x̂ 完全相同，y 也就不变。", "会变"),),
+        )
+    return Exercise(
+        "会变",
+        "s 是负数：x − μ 的符号翻了过来，σ 仍是正的。",
+        mistakes=(Mistake(f"s = {show_number(s)} 是负数：x − μ 变号，σ 还是正的，所以 x̂ 变号，y 也变了。", "不变"),),
+    )
+
+
+def _predict_prompt(v: dict) -> str:
+    return (
+        f"**第 4 题（预测）** 把你的 `x` 整行换成 `{show_number(v['scale'])} * x + {show_number(v['shift'])}`，"
+        'γ、β 不变（ε 忽略不计）。`y` 会变吗？在 `prediction` 里写 `"不变"` 或 `"会变"`。'
+        "先想清楚再运行代码验证。"
+    )
+
+
+ASSIGNMENT = Assignment(
+    number="07",
+    slug="hw07-full-formula",
+    title="作业 07：完整的 LayerNorm 公式",
+    variant=variant,
+    intro=_intro,
+    data=_data,
+    questions=(
+        Question(
+            "07.layer_norm",
+            2,
+            "**第 1 题（写函数）** 补全 `layer_norm(x, gamma, beta, eps=1e-5)`：按最后一维归一化，再乘 γ、加 β。"
+            "输入可以是一行，也可以是 (B, T, d) 的批量。",
+            "layer_norm",
+            "def layer_norm(x, gamma, beta, eps=1e-5):",
+            lambda v: _FUNCTION,
+            cases=_cases,
+            code_exercise="07.layer_norm",
+        ),
+        Question(
+            "07.y",
+            1,
+            "**第 2 题** 用你的 `x`、`gamma`、`beta` 算 y = γ ⊙ x̂ + β（ε = 0，四个数，保留三位小数）。",
+            "y",
+            "y = None  # 把 None 换成你的答案（四个数的列表）",
+            lambda v: f"y = {show_array(_y(v), 6)}",
+            exercise=_y_ex,
+        ),
+        Question(
+            "07.shape_mu",
+            1,
+            lambda v: f"**第 3 题** 一个形状为 `{tuple(v['shape'])}` 的输入按最后一维做 LayerNorm，μ 的形状是什么？",
+            "shape_mu",
+            "shape_mu = None  # 把 None 换成形状，比如 [2, 3]",
+            lambda v: f"shape_mu = {v['shape'][:2]}",
+            exercise=_shape_ex,
+        ),
+        Question(
+            "07.predict",
+            1,
+            _predict_prompt,
+            "prediction",
+            'prediction = None  # 把 None 换成 "不变" 或 "会变"',
+            lambda v: f'prediction = "{"不变" if v["scale"] > 0 else "会变"}"',
+            exercise=_predict_ex,
+        ),
+    ),
+)

@@ -1,0 +1,311 @@
+"""Graded assignments (issue 29): `make assignments` for 03 and 07, then `make grade` on synthetic submissions.
+
+One build and one grading run (11 kernels, two at a time) serve every test; the grade sheet is compared with one
+written by hand. The students: all right, all wrong (each answer a named mistake), and one per hostile case — a cell
+that raises, an infinite loop, a loop that ignores the interrupt, edited and deleted locked cells, a redefined
+`check` (and lnlib, reading the secret, writing the grade sheet), garbage bytes, an empty file, nothing handed in.
+Expected values come from the closed forms below (numpy), never from the grader's own output.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("nbgrader", reason="the teacher's extra (requirements-teacher.txt; make test installs it)")
+
+import nbformat  # noqa: E402
+
+import assignments  # noqa: E402
+from tools import assignments as build_tool  # noqa: E402
+from tools import grade as grade_tool  # noqa: E402
+
+SECRET = "test-secret-not-for-real-use"
+ROSTER = ["right", "wrong", "raises", "loop", "wedged", "edited", "deleted", "hacker", "garbage", "empty", "absent"]
+ROSTER += ["copier"]
+HEADER = "student,03.mean,03.variance,03.xhat,03.diagnose,07.layer_norm,07.y,07.shape_mu,07.predict,total"
+EXPECTED = {  # written by hand: points per question (03: 1 each; 07.layer_norm: 2, the others 1)
+    "absent": "0,0,0,0,0,0,0,0,0",
+    "copier": "0,0,0,0,0,0,0,0,0",  # 03 only: hands in the worked notebook of "right", whose numbers are not its own
+    "deleted": "0,0,0,0,2,1,0,1,4",  # 07 only; its data cell restored; the shape_mu cell deleted
+    "edited": "1,1,1,1,0,0,0,0,4",  # 03 only; x edited to [2, 4, 6, 8], restored before the answers use it
+    "empty": "0,0,0,0,0,0,0,0,0",
+    "garbage": "0,0,0,0,0,0,0,0,0",
+    "hacker": "0,0,0,0,0,0,0,0,0",
+    "loop": "0,0,0,0,2,0,1,1,4",  # 07 only; the y cell loops forever
+    "raises": "0,1,1,1,0,0,0,0,3",  # 03 only; the mu cell raises
+    "right": "1,1,1,1,2,1,1,1,9",
+    "stranger": "0,0,0,0,0,0,0,0,0",  # not on the roster; an empty file
+    "wedged": "1,1,1,0,0,0,0,0,3",  # 03 only; the last answer cell ignores the interrupt: the answers before it count
+    "wrong": "0,0,0,0,0,0,0,0,0",
+}
+CELL_TIMEOUT = 5  # generous for one short cell; the looping cell costs exactly this
+
+
+def _variant(student: str, number: str) -> dict:
+    return assignments.load()[number].variant(assignments.rng_for(student, number, SECRET.encode()))
+
+
+def _set(nb, grade_id: str, source: str) -> None:
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    cell.source = source
+
+
+def _drop(nb, grade_id: str) -> None:
+    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != grade_id]
+
+
+def _release(built: Path, student: str, filename: str):
+    return nbformat.read(built / "release" / student / filename, as_version=4)
+
+
+H03, H07 = "hw03-one-row-by-hand.ipynb", "hw07-full-formula.ipynb"
+RIGHT_LN = (
+    "import numpy as np\n\ndef layer_norm(x, gamma, beta, eps=1e-5):\n"
+    "    x = np.asarray(x, dtype=float)\n    mu = x.mean(axis=-1, keepdims=True)\n"
+    "    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)\n"
+    "    return gamma * (x - mu) / np.sqrt(var + eps) + beta"
+)
+RIGHT_03 = {  # answers as code, from the data cell's x (so a restored x gives the right numbers)
+    "mean": "import numpy as np\nmu = float(np.mean(x))",
+    "variance": "var = float(np.var(x))",
+    "xhat": "xhat = ((np.array(x) - np.mean(x)) / np.std(x)).tolist()",
+}
+RIGHT_07 = {
+    "y": "y = gamma * (x - x.mean()) / x.std() + beta",
+    "predict": None,  # filled per student
+}
+
+
+def _write(nb, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+def _submissions(built: Path, folder: Path, out: Path) -> None:
+    # all right: the teacher's source notebooks (worked answers)
+    for name in (H03, H07):
+        _write(nbformat.read(built / "source" / "right" / name, as_version=4), folder / "right" / name)
+    # all wrong, each answer a typical mistake
+    v3, v7 = _variant("wrong", "03"), _variant("wrong", "07")
+    x = v3["x"]
+    nb = _release(built, "wrong", H03)
+    _set(nb, "mean", f"mu = {float(x.sum())}")  # forgot to divide by d
+    _set(nb, "variance", f"var = {float(np.var(x, ddof=1))!r}")  # ÷ (d − 1)
+    _set(nb, "xhat", f"xhat = {((x - x.mean()) / np.var(x)).tolist()!r}")  # forgot the square root
+    _set(nb, "diagnose", f"diagnosis = {'b' if v3['way'] != 'b' else 'a'!r}")
+    _write(nb, folder / "wrong" / H03)
+    nb = _release(built, "wrong", H07)
+    _set(
+        nb,
+        "layer_norm",
+        RIGHT_LN.replace("((x - mu) ** 2).mean(axis=-1, keepdims=True)", "x.var(axis=-1, ddof=1, keepdims=True)"),
+    )
+    _set(nb, "y", "y = (gamma * (x - x.mean()) / x.std()).tolist()")  # forgot β
+    _set(nb, "shape_mu", f"shape_mu = {v7['shape']}")  # the input's own shape
+    _set(nb, "predict", f"prediction = {'会变' if v7['scale'] > 0 else '不变'!r}")
+    _write(nb, folder / "wrong" / H07)
+    # a cell that raises: only that answer is lost
+    nb = nbformat.read(built / "source" / "raises" / H03, as_version=4)
+    _set(nb, "mean", "mu = 1 / 0")
+    _write(nb, folder / "raises" / H03)
+    # an infinite loop in one answer cell
+    nb = nbformat.read(built / "source" / "loop" / H07, as_version=4)
+    _set(nb, "y", "while True:\n    pass")
+    _write(nb, folder / "loop" / H07)
+    # a loop that ignores the interrupt: the kernel is given up, the answers read before it still count
+    nb = nbformat.read(built / "source" / "wedged" / H03, as_version=4)
+    _set(nb, "diagnose", "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")
+    _write(nb, folder / "wedged" / H03)
+    # the locked data cell edited (the formative row of notebook 03) and the end check deleted
+    nb = _release(built, "edited", H03)
+    _set(nb, "03-data", "x = [2, 4, 6, 8]")
+    for gid, src in RIGHT_03.items():
+        _set(nb, gid, src)
+    _set(nb, "diagnose", f"diagnosis = {_variant('edited', '03')['way']!r}")
+    _drop(nb, "03-check")
+    _write(nb, folder / "edited" / H03)
+    # the data cell deleted (restored), an answer cell deleted (0 for it)
+    v = _variant("deleted", "07")
+    nb = _release(built, "deleted", H07)
+    _set(nb, "layer_norm", RIGHT_LN)
+    _set(nb, "y", RIGHT_07["y"])
+    _set(nb, "predict", f"prediction = {'不变' if v['scale'] > 0 else '会变'!r}")
+    _set(nb, "shape_mu", f"shape_mu = {v['shape'][:2]}")
+    _drop(nb, "07-data")
+    _drop(nb, "shape_mu")
+    _write(nb, folder / "deleted" / H07)
+    # redefines check and lnlib, tries to write the grade sheet; its answers are wrong
+    nb = _release(built, "hacker", H07)
+    hack = nbformat.v4.new_code_cell(
+        "import lnlib, builtins\n"
+        "def check(*args, **kwargs):\n    print('✓ 正确！')\n    return True\n"
+        "lnlib.check = lnlib.check_function = builtins.check = check\n"
+        f"open({str(out / 'grades.csv')!r}, 'w').write('hacker,9,9,9,9,9,9,9,9,99\\n')"
+    )
+    nb.cells.insert(0, hack)
+    _set(nb, "y", "y = [0, 0, 0, 0]\ncheck('07.y', y)")
+    _set(nb, "predict", f"import os\nprediction = os.environ.get({assignments.SECRET_ENV!r}, 'no secret here')")
+    _write(nb, folder / "hacker" / H07)
+    # a classmate's worked notebook handed in as one's own: the data cell is put back, the numbers no longer fit
+    _write(nbformat.read(built / "source" / "right" / H03, as_version=4), folder / "copier" / H03)
+    (folder / "stranger").mkdir()
+    (folder / "stranger" / H03).write_bytes(b"")
+    # not notebooks at all
+    (folder / "garbage").mkdir()
+    (folder / "garbage" / H03).write_bytes(bytes(range(256)) * 4)
+    (folder / "empty").mkdir()
+    (folder / "empty" / H07).write_bytes(b"")
+    # not a student folder: skipped, named
+    (folder / "README.txt").write_text("not a submission", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grading")
+    os.environ[assignments.SECRET_ENV] = SECRET
+    try:
+        roster = root / "roster.txt"
+        roster.write_text("\n".join(ROSTER) + "\n", encoding="utf-8")
+        built = root / "assignments"
+        assert build_tool.main(["--notebooks", "03", "07", "--roster", str(roster), "--out", str(built)]) == 0
+        folder, out = root / "submissions", root / "grades"
+        folder.mkdir()
+        _submissions(built, folder, out)
+        skipped = grade_tool.grade_folder(folder, out, built / "autograder" / "manifest.json", CELL_TIMEOUT, 2)
+        yield built, out, skipped
+    finally:
+        os.environ.pop(assignments.SECRET_ENV, None)
+
+
+def test_grade_sheet_is_exactly_the_hand_written_one(graded):
+    _, out, skipped = graded
+    lines = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == HEADER
+    assert lines[1:] == [f"{s},{EXPECTED[s]}" for s in sorted(EXPECTED)]
+    for s, row in EXPECTED.items():  # the hand-written totals add up
+        *points, total = map(int, row.split(","))
+        assert sum(points) == total, s
+    assert skipped == ["README.txt"]
+
+
+def _feedback(out: Path, student: str) -> str:
+    return (out / "feedback" / f"{student}.md").read_text(encoding="utf-8")
+
+
+def test_feedback_names_the_mistakes(graded):
+    _, out, _ = graded
+    wrong = _feedback(out, "wrong")
+    assert "总分：0 / 9" in wrong and "：✗" not in wrong
+    for named in (
+        "只加起来，忘了除以 d",
+        "除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d",
+        "忘了开平方根",
+        "忘了加 β",
+        "这是输入自己的形状",
+        "问题多半在这里：方差除以了 d − 1",  # layer_norm: the ÷ (d − 1) wrong way of lnlib.code_exercises, named
+    ):
+        assert named in wrong, named
+    assert "总分：9 / 9" in _feedback(out, "right") and "✗" not in _feedback(out, "right")
+
+
+def test_hostile_submissions_are_graded_and_explained(graded):
+    _, out, _ = graded
+    assert "ZeroDivisionError" in _feedback(out, "raises")
+    assert f"运行超过 {CELL_TIMEOUT} 秒，被中断了" in _feedback(out, "loop")
+    assert "内核不响应中断" in _feedback(out, "wedged")
+    assert "`03-data` 被改动过" in _feedback(out, "edited") and "`03-check` 被删除了" in _feedback(out, "edited")
+    assert "`07-data` 被删除了" in _feedback(out, "deleted") and "答案单元格 `shape_mu` 不见了" in _feedback(
+        out, "deleted"
+    )
+    assert "不是一个 Jupyter notebook" in _feedback(out, "garbage")
+    assert "不是一个 Jupyter notebook" in _feedback(out, "empty")
+    assert "没有找到提交的" in _feedback(out, "absent")
+    assert "`03-data` 被改动过" in _feedback(out, "copier")
+    assert "不在名单上" in _feedback(out, "stranger") and "不在名单上" not in _feedback(out, "copier")
+    with open(out / "grades.csv", encoding="utf-8") as f:
+        hacker = next(r for r in csv.reader(f) if r[0] == "hacker")
+    assert hacker[-1] == "0"
+    hacked = _feedback(out, "hacker")
+    assert "'no secret here'" in hacked and SECRET not in hacked  # the kernel's environment holds no secret
+
+
+def _answers(student: str) -> list[str]:
+    """Each student's graded answers as the worked solution writes them (6 significant digits), those with at least
+    four decimals: a short one such as 8.5 appears in any text about numbers and proves nothing."""
+    from lnlib.grading import show_number
+
+    v3, v7 = _variant(student, "03"), _variant(student, "07")
+    x = v3["x"]
+    xhat = (x - x.mean()) / x.std()
+    xs = v7["x"]
+    y = v7["gamma"] * (xs - xs.mean()) / xs.std() + v7["beta"]
+    values = [x.mean(), x.var(), *xhat, *y]
+    shown = {show_number(t, 6) for t in values}
+    return sorted(t for t in shown if len(t.partition(".")[2]) >= 4)
+
+
+def test_no_graded_answer_in_the_release_or_the_students_lnlib(graded):
+    built, _, _ = graded
+    import lnlib
+
+    files = sorted((built / "release").rglob("*.ipynb"))
+    assert len(files) == 2 * len(ROSTER)  # every student of the roster, both assignments
+    release = "\n".join(p.read_text(encoding="utf-8") for p in files)
+    release += "\n".join(c.source for p in files for c in nbformat.read(p, as_version=4).cells)
+    package = "\n".join(p.read_text(encoding="utf-8") for p in Path(lnlib.__file__).parent.rglob("*.py"))
+    assert "BEGIN SOLUTION" not in release and "def layer_norm(x, gamma, beta, eps=1e-5):\n    ..." in release
+    source = (built / "source" / "right" / H03).read_text(encoding="utf-8")
+    for student in ROSTER:
+        answers = _answers(student)
+        assert answers, student
+        assert any(a in source for a in _answers("right"))  # the search can find an answer where there is one
+        for a in answers:
+            assert a not in release, (student, a)
+            assert a not in package, (student, a)
+
+
+def test_release_and_source_are_valid_nbgrader_notebooks(graded):
+    """nbgrader's own metadata check accepts both (so its formgrader and exchange can take them); the release has
+    every answer cell cleared to the stub and every other cell locked."""
+    from nbgrader.preprocessors import CheckCellMetadata
+
+    built, _, _ = graded
+    for part in ("source", "release"):
+        for path in sorted((built / part / "right").glob("*.ipynb")):
+            CheckCellMetadata().preprocess(nbformat.read(path, as_version=4), {})
+    nb = _release(built, "right", H03)
+    answers = [c for c in nb.cells if c.metadata["nbgrader"]["solution"]]
+    assert [c.metadata["nbgrader"]["grade_id"] for c in answers] == ["mean", "variance", "xhat", "diagnose"]
+    assert all(c.source.endswith(build_tool.CODE_STUB) for c in answers)
+    assert all(c.metadata.get("editable") is False for c in nb.cells if c not in answers)
+
+
+def test_the_teacher_folder_is_not_importable_by_a_student(tmp_path):
+    code = "import importlib.util, sys; sys.exit(importlib.util.find_spec('assignments') is not None)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=False).returncode == 0
+
+
+def test_numbers_differ_per_student_and_from_the_lessons():
+    from lnlib.data import TOKEN_MATRIX
+
+    rows = {tuple(_variant(s, "03")["x"].tolist()) for s in ROSTER}
+    assert len(rows) >= len(ROSTER) - 1  # 10 students, 4 numbers each from 1..15: a repeat is very unlikely
+    assert not rows & ({tuple(r) for r in TOKEN_MATRIX.tolist()} | {(3.0, 5.0, 6.0, 10.0)})
+
+
+def test_bad_roster_and_missing_secret_are_clear_errors(tmp_path, monkeypatch):
+    roster = tmp_path / "r.txt"
+    roster.write_text("ok-1\n../etc\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^student: expected an id"):
+        build_tool.read_roster(roster)
+    monkeypatch.delenv(assignments.SECRET_ENV, raising=False)
+    monkeypatch.setenv(assignments.SECRET_FILE_ENV, str(tmp_path / "none"))
+    with pytest.raises(RuntimeError, match="no grading secret"):
+        assignments.secret()

@@ -1,0 +1,159 @@
+"""Build graded assignments: each student's release notebook and the teacher's source (with the worked answers).
+
+    python -m tools.assignments [--notebooks 03 07] [--roster FILE] [--out build/assignments]
+
+For every assignment (assignments/hwNN.py) and every student id of the roster (one per line, '#' comments):
+- `OUT/source/<student>/<slug>.ipynb`: the teacher's notebook in nbgrader's format, answers between
+  `### BEGIN SOLUTION` / `### END SOLUTION` (keep it private: it holds that student's answers);
+- `OUT/release/<student>/<slug>.ipynb`: what the student gets, made from the source by nbgrader's own
+  preprocessors (ClearSolutions, LockCells, ComputeChecksums, ClearOutput): no answer, no test, locked data cells;
+- `OUT/autograder/manifest.json`: the roster, the assignments, their questions and points.
+The student's numbers come from the roster id and the teacher's secret (`assignments.secret`), so the same command
+with the same secret rebuilds the same notebooks. Answers are judged later by `python -m tools.grade`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+
+import assignments
+from tools import course
+
+DEFAULT_OUT = course.BUILD / "assignments"
+DEFAULT_ROSTER = course.ROOT / "assignments" / "roster-example.txt"
+CODE_STUB = "...  # 在这里写你的答案"
+KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def read_roster(path: Path) -> list[str]:
+    ids = [line.split("#")[0].strip() for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    ids = [assignments.check_student_id(i) for i in ids if i]
+    if not ids:
+        raise ValueError(f"roster: {path} lists no student id")
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"roster: {path} lists a student id twice")
+    return ids
+
+
+def _meta(grade_id: str, *, solution=False, grade=False, locked=False, points=0) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution}
+    meta["task"] = False
+    if grade:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def _text(value, v: dict) -> str:
+    return value(v) if callable(value) else value
+
+
+def _answer_source(q: assignments.Question, v: dict) -> str:
+    solution = q.solution(v)
+    if q.cases is None:
+        return f"{q.stub}\n### BEGIN SOLUTION\n{solution}\n### END SOLUTION"
+    body = solution.split("\n", 1)[1]  # the function's body, already indented
+    return f"import numpy as np\n\n\n{q.stub}\n    ### BEGIN SOLUTION\n{body}\n    ### END SOLUTION"
+
+
+def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbformat.NotebookNode:
+    """The teacher's notebook of one student: questions, the student's numbers and the worked answers."""
+    v = a.variant(assignments.rng_for(student, a.number, key))
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    cells = [
+        md(a.intro(v) + f"\n\n学号：`{student}`", metadata=_meta(f"{a.number}-intro", locked=True)),
+        code(a.data(v), metadata=_meta(f"{a.number}-data", locked=True)),
+    ]
+    for q in a.questions:
+        short = q.key.split(".", 1)[1]
+        cells.append(
+            md(
+                f"{_text(q.prompt, v)}（{q.points} 分）",
+                metadata=_meta(f"{q.key.replace('.', '-')}-question", locked=True),
+            )
+        )
+        cells.append(code(_answer_source(q, v), metadata=_meta(short, solution=True)))
+    names = ", ".join(f'"{q.name}"' for q in a.questions)
+    cells.append(
+        md(
+            "## 提交前检查\n\n运行下面的单元格，看看还有哪一题没有作答。",
+            metadata=_meta(f"{a.number}-end", locked=True),
+        )
+    )
+    cells.append(
+        code(
+            f"_missing = [n for n in [{names}] if globals().get(n) is None]\n"
+            'print("还没有作答：" + "、".join(_missing) if _missing else "每一题都有答案了，可以保存并提交。")',
+            metadata=_meta(f"{a.number}-check", locked=True),
+        )
+    )
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata.update({"kernelspec": KERNEL, "language_info": {"name": "python"}})
+    nb.metadata["lnlib_assignment"] = {"number": a.number, "student": student}
+    return nb
+
+
+def release_notebook(source: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The student's copy, made by nbgrader's preprocessors: solutions replaced by the stub, cells locked."""
+    from nbgrader.preprocessors import ClearOutput, ClearSolutions, ComputeChecksums, LockCells
+
+    nb = nbformat.from_dict(json.loads(json.dumps(source)))
+    resources: dict = {}
+    for step in (ClearSolutions(code_stub={"python": CODE_STUB}), LockCells(), ComputeChecksums(), ClearOutput()):
+        nb, resources = step.preprocess(nb, resources)
+    return nb
+
+
+def manifest_entry(a: assignments.Assignment) -> dict:
+    return {
+        "number": a.number,
+        "title": a.title,
+        "filename": a.filename,
+        "questions": [{"key": q.key, "points": q.points, "name": q.name} for q in a.questions],
+    }
+
+
+def build(numbers: list[str], roster: list[str], out: Path) -> dict:
+    table = assignments.load()
+    unknown = [n for n in numbers if n not in table]
+    if unknown:
+        raise ValueError(f"notebooks: no assignment for {', '.join(unknown)}; there are {', '.join(sorted(table))}")
+    key = assignments.secret(create=True)
+    for part in ("source", "release", "autograder"):
+        shutil.rmtree(out / part, ignore_errors=True)
+    manifest = {"assignments": [], "students": roster}
+    for number in numbers:
+        a = table[number]
+        for student in roster:
+            source = source_notebook(a, student, key)
+            release = release_notebook(source)
+            for part, nb in (("source", source), ("release", release)):
+                path = out / part / student / a.filename
+                path.parent.mkdir(parents=True, exist_ok=True)
+                nbformat.write(nb, path)
+        manifest["assignments"].append(manifest_entry(a))
+    (out / "autograder").mkdir(parents=True, exist_ok=True)
+    text = json.dumps(manifest, ensure_ascii=False, indent=1) + "\n"
+    (out / "autograder" / "manifest.json").write_text(text, encoding="utf-8")
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notebooks", nargs="+", default=["03", "07"], help="assignment numbers (default: 03 07)")
+    parser.add_argument("--roster", type=Path, default=DEFAULT_ROSTER, help="one student id per line")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args(argv)
+    numbers = [n.zfill(2) for part in args.notebooks for n in part.split()]
+    roster = read_roster(args.roster)
+    build(numbers, roster, args.out)
+    print(f"{len(numbers)} assignment(s) x {len(roster)} student(s): release in {args.out / 'release'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
