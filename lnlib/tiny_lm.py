@@ -401,3 +401,11 @@ def train(config: Config, text: str, *, seed: int = SEED, steps: int = STEPS, ba
         for k in params:
             params[k], m[k], v[k] = adam_step(params[k], grads[k], m[k], v[k], step + 1, rate)
     return params, np.array(losses)
+
+
+def variance_shares(rows: np.ndarray) -> np.ndarray:
+    """Each dimension's share of Σ(x − μ)² over all rows (…, d), each row centred on its own μ (sums to 1)."""
+    flat = np.asarray(rows, dtype=np.float64).reshape(-1, np.shape(rows)[-1])
+    centred = flat - flat.mean(axis=-1, keepdims=True)
+    total = (centred * centred).sum(axis=0)
+    return total / total.sum()
