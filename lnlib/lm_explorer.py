@@ -2,7 +2,8 @@
 see each character's μ, σ, the first entries of x̂ and the model's guess of the next character.
 
 Built on `lnlib.widgets.Explorer` (the notice for a missing kernel, one coalescing observer for every control, each
-state's outputs kept): the text box applies on Enter (`continuous_update=False`), the LayerNorm buttons at once.
+state's outputs kept): the text box applies on Enter (`continuous_update=False`), the LayerNorm buttons at once
+and keep working on the last readable sentence while the box holds one the model cannot read.
 A sentence the model cannot read (a character outside its vocabulary, more than 16 characters, nothing) shows a
 Chinese message inside the widget and keeps the last table; nothing a learner types raises. One forward pass of ≤ 16
 characters and an HTML table: no figure, so an answer takes a few milliseconds in the kernel.
@@ -61,7 +62,8 @@ class LMExplorer(Explorer):
         self.message = widgets.HTML()
         self.table = widgets.HTML()
         self.box = widgets.VBox([self.text, self.norm, self.message, self.table])
-        self._wire(self.text, self.norm)
+        self._wire(self.norm)
+        self.text.observe(self.on_text, names="value")
         self.render()
 
     def state(self) -> tuple:
@@ -71,14 +73,16 @@ class LMExplorer(Explorer):
         text, name = state
         return [(self.table, sentence_table(self.model, text, name).to_html())]
 
-    def render(self) -> None:
+    def on_text(self, change) -> None:
+        """A sentence applied (Enter in the browser, or set in Python): show it, or say in Chinese why not and keep
+        the last one (the message stays until a readable sentence comes, whatever LayerNorm is chosen meanwhile)."""
         try:
-            self.sentence = read_sentence(self.model, self.text.value)
-        except ValueError as err:  # keep the last table, say why in Chinese
+            self.sentence = read_sentence(self.model, change["new"])
+        except ValueError as err:
             self.message.value = error_html(str(err))
             return
         self.message.value = ""
-        super().render()
+        self.updates.request(change)
 
     def neighbours(self) -> list[tuple]:
         """Drawn ahead in idle time: the same sentence at the LayerNorms next to the chosen one."""
