@@ -130,7 +130,8 @@ def variance_shares(shares: np.ndarray, name: str, *, title: str = "") -> Figure
     ax.set_xlabel("维度（从 0 数）")
     ax.set_ylabel("占方差的比例（%）")
     ax.set_xlim(-0.8, d - 0.2)
-    ax.set_title(title or f"{norm_label(name)}：每一维占多少方差（红色：最大的三维）")
+    ax.set_ylim(0, shares.max() * 100 * 1.15)  # room for the largest bar's label under the title
+    ax.set_title(title or f"{norm_label(name)}：每一维占多少方差（橙红色：最大的三维）")
     return fig
 
 
