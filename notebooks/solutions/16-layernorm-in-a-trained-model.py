@@ -19,3 +19,14 @@ ANSWERS["16.predict_final"] = "b"
 
 # 练习 1：σ = 0.1，ε = 0.01：x̂ 变成 σ / √(σ² + ε) 倍
 ANSWERS["16.eps_shrink"] = 0.1 / np.sqrt(0.1**2 + 0.01)
+
+
+# 练习 2：每一维占方差的份额
+def variance_shares(rows):
+    rows = np.asarray(rows, dtype=float)
+    centred = rows - rows.mean(axis=1, keepdims=True)
+    total = (centred**2).sum(axis=0)
+    return total / total.sum()
+
+
+FUNCTIONS = {"16.variance_shares": variance_shares}
