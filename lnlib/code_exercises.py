@@ -30,6 +30,7 @@ from .grad import layer_norm_backward
 from .grading import show_array, show_number
 from .norms import BatchNorm, layer_norm, rms_norm
 from .stages import mean, variance
+from .tiny_lm import variance_shares
 from .training import adam_step, warmup_lr
 
 __all__ = [
@@ -239,6 +240,34 @@ def _warmup_cases() -> list[Case]:
     labels = ["第一步（step = 0）", "warm-up 中途", "warm-up 最后一步", "warm-up 之后", "不 warm-up（0 步）"]
     labels.append("很短的 warm-up")
     return [Case(label, args, rtol=1e-9, atol=1e-15) for label, args in zip(labels, steps, strict=True)]
+
+
+def _shares_cases() -> list[Case]:
+    rng = _rng()
+    offsets = rng.normal(0, 1e3, (12, 1))  # each row its own large μ: only a per-row μ removes it
+    outlier = 0.1 * rng.normal(size=(30, 8))
+    outlier[:, 5] += rng.choice([-2.0, 2.0], 30)
+    return [
+        Case("随机的 20 行 × 8 维", (rng.normal(size=(20, 8)),), rtol=1e-9, atol=1e-12),
+        Case("每一行有自己的大偏移", (offsets + rng.normal(size=(12, 6)),), rtol=1e-6, atol=1e-9),
+        Case("第 5 维是离群维度", (outlier,), rtol=1e-9, atol=1e-12),
+        Case("只有 1 行", (rng.normal(size=(1, 4)),), rtol=1e-9, atol=1e-12),
+    ]
+
+
+def _shares_way(rows, *, way=""):
+    rows = _f(rows)
+    if way == "columns":
+        centred = rows - rows.mean(axis=0, keepdims=True)
+    elif way == "global":
+        centred = rows - rows.mean()
+    elif way == "none":
+        centred = rows
+    else:
+        centred = rows - rows.mean(axis=-1, keepdims=True)
+    total = (centred**2).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # column-centred single row: 0 / 0
+        return total if way == "unnormalized" else total / total.sum()
 
 
 def _adam_cases() -> list[Case]:
@@ -548,6 +577,16 @@ _WARMUP_WAYS = _ways(
     ],
 )
 
+_SHARES_WAYS = _ways(
+    _shares_way,
+    [
+        ("按列减了均值：LayerNorm 的 μ 是每一行自己的，每一行先减去它自己的 μ。", {"way": "columns"}),
+        ("减的是整张表的均值：每一行要减去它自己的 μ。", {"way": "global"}),
+        ("没有减均值：(x − μ)² 里的 μ 是每一行自己的均值。", {"way": "none"}),
+        ("忘了除以总和：每一维的份额加起来应该是 1。", {"way": "unnormalized"}),
+    ],
+)
+
 _ADAM_WAYS = _ways(
     _adam_way,
     [
@@ -655,6 +694,16 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         nudge="Adam 先更新一阶矩 m 和二阶矩 v，再对它们做偏差修正，最后按 m̂ / √v̂ 走一步。",
         near="差得很小：检查 1e-8 加在 √v̂ 外面，以及偏差修正用的是第 t 步的 0.9^t 和 0.999^t。",
         mistakes=_ADAM_WAYS,
+    ),
+    "16.variance_shares": CodeExercise(
+        "variance_shares(rows) -> 每一维的份额（长度 d，加起来是 1）",
+        variance_shares,
+        _shares_cases,
+        "centred = rows − rows.mean(axis=1, keepdims=True)（每一行减去自己的 μ）；"
+        "total = (centred ** 2).sum(axis=0)（每一维把所有行加起来）；返回 total / total.sum()。",
+        nudge="先让每一行减去它自己的均值（LayerNorm 的 μ），再对每一维把 (x − μ)² 在所有行上加起来，最后除以总和。",
+        near="差得很小：检查减的是每一行自己的均值（axis=1），求和是沿着行（axis=0）。",
+        mistakes=_SHARES_WAYS,
     ),
 }
 

@@ -779,6 +779,62 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
     ),
 }
 
+# Notebook 16: the row of 果 entering layer 1's first LayerNorm in the tiny trained model (lnlib.tiny_lm), as the
+# notebook shows it, 3 significant digits (tests/test_tiny_lm.py checks these against the shipped weights).
+_GUO_X = np.array([-0.0480, 0.0884, -0.0246])  # its first three dimensions
+_GUO_MU, _GUO_SIGMA = 0.00188, 0.0844  # its μ and √(σ² + ε)
+_NB16: dict[str, Exercise] = {  # exercises of notebook 16
+    "16.predict_sigma": Exercise(
+        "c",
+        "训练好的模型里，词向量和位置向量都从很小的数（标准差 0.02）开始训练：进入第 1 层的行，每个数只有零点几。",
+        nudge="第 1 层 LayerNorm 的输入就是「词向量 + 位置向量」：它们一开始是标准差 0.02 的随机数。",
+        mistakes=(
+            Mistake("玩具矩阵的数是手写的 2、4、6、8；模型自己学出来的向量小得多。", "b"),
+            Mistake("「吃」那一行 [20, 40, 60, 80] 是故意放大的例子；模型里的行小得多。", "a"),
+        ),
+    ),
+    "16.xhat_guo": Exercise(
+        (_GUO_X - _GUO_MU) / _GUO_SIGMA,
+        "x̂ = (x − μ) / σ：(−0.0480 − 0.00188) / 0.0844，(0.0884 − 0.00188) / 0.0844，(−0.0246 − 0.00188) / 0.0844。",
+        atol=2e-3,  # the final rounding plus the rounding of the shown x, μ and σ (3 significant digits)
+        mistakes=(
+            Mistake("没有先减去 μ：x̂ = (x − μ) / σ。μ 很小，但不是 0。", _GUO_X / _GUO_SIGMA),
+            Mistake("除以的是 σ²：要除以标准差 σ（这里给的已经是 √(σ² + ε)）。", (_GUO_X - _GUO_MU) / _GUO_SIGMA**2),
+            Mistake("只减了 μ，还没有除以 σ。", _GUO_X - _GUO_MU),
+        ),
+    ),
+    "16.predict_ablation": Exercise(
+        "b",
+        "看第 2 节的 μ 表：这个模型里每一行的 μ 都几乎是 0。不减 μ 的 RMSNorm 和 LayerNorm 算出来差不多。",
+        nudge="三种做法各改了 LayerNorm 的哪一步？哪一步在这个模型里本来就几乎什么也不做？",
+        synonyms=("rmsnorm", "rms"),
+        mistakes=(
+            Mistake("去掉 LayerNorm 以后，后面的层收到的行比训练时小几倍到几十倍：它改得最多。", "a"),
+            Mistake("冻结统计量后，σ 不再跟着每一行走：σ 小的行和 σ 大的行被除以同一个数。", "c"),
+        ),
+    ),
+    "16.predict_final": Exercise(
+        "b",
+        "最终 LayerNorm 对每一行除以它自己的 σ（再乘 γ 加 β）：它主要管 logits 的大小，不大改变哪个字的 logit 最大。",
+        nudge="除以一个正数会不会改变一行里哪个数最大？",
+        mistakes=(
+            Mistake("去掉的只是最后一个 LayerNorm，前面的层都没变：哪个字的分数最高大多不变。", "a"),
+            Mistake("最终 LayerNorm 的 σ 每个字不一样（从约 0.3 到 1.4）：去掉它，logits 的大小就乱了。", "c"),
+        ),
+    ),
+    "16.eps_shrink": Exercise(
+        0.1 / np.sqrt(0.1**2 + 0.01),
+        "有 ε 时分母是 √(σ² + ε) = √(0.01 + 0.01) = √0.02 ≈ 0.1414；x̂ 变成原来的 0.1 / 0.1414 ≈ 0.707 倍。",
+        atol=5e-4,
+        nudge="ε 加在根号里面：分母从 √σ² 变成 √(σ² + ε)。",
+        mistakes=(
+            Mistake("倒过来了：分母变大，x̂ 变小，倍数小于 1。", np.sqrt(0.02) / 0.1),
+            Mistake("把 ε 加在了 σ 上：LayerNorm 的分母是 √(σ² + ε)，不是 σ + ε。", 0.1 / 0.11),
+            Mistake("这是 σ² / (σ² + ε)：还要开平方根。", 0.5),
+        ),
+    ),
+}
+
 
 EXERCISES: dict[str, Exercise] = {
     key: exercise

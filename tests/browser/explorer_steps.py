@@ -226,4 +226,17 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
         Step("checkbox", which=2, changed=("images", "html"), absent=("BatchNorm，无 warm-up",)),
         Step("checkbox", which=2, changed=("images", "html"), expect=("BatchNorm，无 warm-up",)),
     ],
+    ("16-layernorm-in-a-trained-model", "LMExplorer"): [
+        Step("toggle", click="最终", changed=("tables",), expect=("最终 LayerNorm（输出层前）：每个字的 μ、σ 和 x̂",)),
+        Step("text", type="小猫今天吃", changed=("tables",), absent=(ERROR,), expect=("5 吃", "「鱼」")),
+        Step(
+            "text",
+            type="我吃猪肉",
+            changed=("html",),
+            unchanged=("tables",),
+            expect=(ERROR, "模型没见过", "「猪」、「肉」"),
+        ),
+        Step("toggle", click="1·注意力前", changed=("tables",), expect=("第 1 层·注意力前", "5 吃", ERROR)),
+        Step("text", type="我吃苹果。", changed=("tables",), absent=(ERROR,), expect_re=(r"3 苹[^\n]*「果」\s*100%",)),
+    ],
 }
