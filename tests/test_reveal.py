@@ -8,6 +8,7 @@ once through tools.run_notebooks in a real kernel, closed (the learner's view) a
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import matplotlib.pyplot as plt
@@ -111,8 +112,12 @@ def test_closed_it_leaves_no_figure_warning_or_display_behind(shell, capsys, mon
         "fig = plt.figure()\nwarnings.warn('noisy')\ndisplay('shown?')\nfig"
     )
     before = plt.get_fignums()
+
     # warnings printed to stderr as in a kernel, not recorded by pytest
-    monkeypatch.setattr(warnings, "showwarning", warnings._showwarning_orig)
+    def to_stderr(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    monkeypatch.setattr(warnings, "showwarning", to_stderr)
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         result, out = run(shell, "%%reveal 03.mean_apple\n" + body, capsys)
