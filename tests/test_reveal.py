@@ -156,3 +156,28 @@ def test_run_notebooks_stores_the_open_view_and_can_run_the_learners(tmp_path, m
     assert outputs(True) == "核对一下：\n5"
     closed = outputs(False)
     assert closed.startswith(NOTICE) and closed.count("\n") == 1, closed
+
+
+def test_reveal_cells_converts_an_old_style_cell():
+    """tools.reveal_cells names the answer cell nearest above, drops the old first line, keeps tag and folding, and
+    leaves a converted cell alone; a reveal with no answer cell above is an error."""
+    from tools import reveal_cells
+
+    folded = {"tags": ["reveal"], "jupyter": {"outputs_hidden": True}}
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%%answer 03.mean_apple\n# 在下面一行写答案"),
+        nbformat.v4.new_code_cell('print("核对一下：")  # 折叠时只露出这一行\nprint(5)', metadata=dict(folded)),
+        nbformat.v4.new_code_cell("%%answer 03.centered_apple\n# 在下面一行写答案"),
+        nbformat.v4.new_code_cell("c = 1\nc", metadata=dict(folded)),
+        nbformat.v4.new_code_cell("%%reveal 03.centered_apple\nc", metadata=dict(folded)),
+    ]
+    assert reveal_cells.convert(nb) == [(1, "03.mean_apple"), (3, "03.centered_apple")]
+    assert nb.cells[1].source == "%%reveal 03.mean_apple\nprint(5)"
+    assert nb.cells[3].source == "%%reveal 03.centered_apple\nc = 1\nc" and nb.cells[3].metadata == folded
+    assert nb.cells[4].source == "%%reveal 03.centered_apple\nc"
+    assert reveal_cells.convert(nb) == [], "a converted notebook stays as it is"
+    orphan = nbformat.v4.new_notebook()
+    orphan.cells = [nbformat.v4.new_code_cell("print(5)", metadata=dict(folded))]
+    with pytest.raises(ValueError, match="no %%answer cell above"):
+        reveal_cells.convert(orphan)
