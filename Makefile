@@ -96,6 +96,8 @@ test-unit: $(STAMP)
 # Stored outputs must hold on every machine, so strict nbval runs twice, side by side: in this machine's own setup
 # and on a second path — OpenBLAS's generic kernel (OPENBLAS_CORETYPE=Prescott) without the JIT (NUMBA_DISABLE_JIT=1,
 # a learner without numba). An output that depends on a CPU's kernel or on the code path fails one of the two.
+# (tests.nbval_alt, loaded by $(NBVAL), also sets LNLIB_REVEAL=all: nbval compares the stored view, every %%reveal
+# cell open, never the learner's progress file on this machine)
 NBVAL_RUN := $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
 OTHER_PATH := OPENBLAS_CORETYPE=Prescott NUMBA_DISABLE_JIT=1
 OFFLINE_SETUP = if unshare -rn sh -c 'ip link set lo up' 2>/dev/null; then \

@@ -1,5 +1,8 @@
 """What a learner has done in this environment: tries per exercise (this kernel) and exercises answered right (kept).
 
+`has_tried(name)` — tried in this kernel, right or wrong, or answered right before — is what opens the exercise's
+`%%reveal` cells (lnlib/answers.py).
+
 The tries live in memory and make the hints escalate (`lnlib.check` and `lnlib.check_function` say more on each wrong
 try of the same exercise; a right answer starts over). The exercises answered right are kept in one small JSON file
 in the user's data folder — `$LNLIB_PROGRESS_DIR` if set (tests set it), else `%APPDATA%\\lnlib` on Windows,
@@ -20,10 +23,12 @@ ENV_VAR = "LNLIB_PROGRESS_DIR"
 FILE_NAME = "progress.json"
 
 _tries: dict[str, int] = {}
+_tried_here: set[str] = set()  # every exercise tried in this kernel, right or wrong (what opens its reveal)
 
 
 def tried(name: str) -> int:
     """Count one more wrong try of exercise `name` in this kernel; return how many there have been (1, 2, …)."""
+    _tried_here.add(name)
     _tries[name] = _tries.get(name, 0) + 1
     return _tries[name]
 
@@ -34,8 +39,14 @@ def tries(name: str) -> int:
 
 
 def forget_tries() -> None:
-    """Start every exercise over (the next wrong try is a first try again)."""
+    """Start every exercise over (the next wrong try is a first try again, no exercise counts as tried)."""
     _tries.clear()
+    _tried_here.clear()
+
+
+def has_tried(name: str) -> bool:
+    """Whether `name` was tried in this kernel (right or wrong) or answered right in this environment before."""
+    return name in _tried_here or name in answered_right()
 
 
 def data_dir() -> Path:
@@ -63,6 +74,7 @@ def answered_right() -> set[str]:
 
 def record_right(name: str) -> None:
     """Remember that `name` was answered right, and start its tries over. Never raises."""
+    _tried_here.add(name)
     _tries.pop(name, None)
     try:
         done = answered_right()

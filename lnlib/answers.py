@@ -15,18 +15,27 @@ compiled and run in a copy of the notebook's namespace; its function goes to `ln
 is then defined in the notebook too. Whatever the body holds — nothing, a typo, a syntax error, code that raises —
 the cell prints a Chinese message and never raises, so "Run All" always reaches the end of the notebook.
 
-Importing lnlib inside IPython registers both magics (`register`); `%load_ext lnlib` does it explicitly.
+A `%%reveal NN.name` cell shows what gives the answer of the predict cell `%%answer NN.name` away: its body is
+ordinary Python, run in the notebook's namespace, and once the learner has tried `NN.name` (right or wrong, in this
+kernel, or answered it right before) it shows what a plain cell would show, after the first line "核对一下：".
+Before that the body still runs, so every later cell finds its names, but its output is dropped and the cell only
+says to answer first. `LNLIB_REVEAL=all` opens every reveal (the maintainer's view: stored outputs, nbval).
+
+Importing lnlib inside IPython registers the three magics (`register`); `%load_ext lnlib` does it explicitly.
 """
 
 from __future__ import annotations
 
+import ast
+import linecache
+import os
 import sys
 import types
 
-from . import code_exercises, exercises
+from . import _record, code_exercises, exercises
 from .text_input import parse_numbers
 
-__all__ = ["answer_cell", "code_exercise_cell", "read_answer", "register"]
+__all__ = ["answer_cell", "code_exercise_cell", "read_answer", "register", "reveal_cell", "reveal_is_open"]
 
 UNANSWERED = "还没有作答"
 _QUOTES = "\"'“”‘’「」『』"
@@ -125,8 +134,67 @@ def _frames(err: BaseException):
         tb = tb.tb_next
 
 
+REVEAL_ENV = "LNLIB_REVEAL"  # "all": every reveal open (stored outputs, nbval, the site)
+REVEAL_FIRST_LINE = "核对一下："
+
+
+def reveal_is_open(name: str) -> bool:
+    """Whether a `%%reveal name` cell shows its content: `LNLIB_REVEAL=all`, or the learner has tried `name`."""
+    return os.environ.get(REVEAL_ENV, "").strip().lower() == "all" or _record.has_tried(name)
+
+
+def _run_python(source: str, user_ns: dict, filename: str):
+    """Run `source` in `user_ns` as a notebook cell runs: every statement, then the value of a last expression
+    (returned, for IPython to display; None after a trailing semicolon)."""
+    __tracebackhide__ = True  # noqa: F841
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)  # for tracebacks
+    tree = ast.parse(source, filename)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, filename, "exec"), user_ns)  # noqa: S102 - the course's own code, in the notebook
+    if last is None:
+        return None
+    value = eval(compile(last, filename, "eval"), user_ns)  # noqa: S307 - as above
+    return None if source.rstrip().endswith(";") else value
+
+
+def _run_hidden(source: str, user_ns: dict, filename: str) -> None:
+    """Run `source` for its names only: prints, displays, warnings and new pyplot figures are dropped."""
+    from IPython.utils.capture import capture_output
+
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    before = set(pyplot.get_fignums()) if pyplot is not None else set()
+    with capture_output(stdout=True, stderr=True, display=True):
+        _run_python(source, user_ns, filename)
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        for number in set(pyplot.get_fignums()) - before:
+            pyplot.close(number)
+
+
+def reveal_cell(line: str, cell: str, user_ns: dict, transform=None):
+    """`%%reveal NN.name`: run the body in `user_ns`; show its output only once `NN.name` was tried.
+
+    Open, it prints "核对一下：" and returns the body's last value (IPython displays it), exactly as a plain cell;
+    closed, it prints one line asking for the answer first. `transform` is IPython's `transform_cell` (so the body
+    may hold what a plain cell may). The body is the course's own code: an error in it shows as in a plain cell."""
+    __tracebackhide__ = True  # noqa: F841
+    name = _name(line, exercises.EXERCISES, "reveal")
+    source = transform(cell) if transform is not None else cell
+    filename = f"<核对 {line.strip()[:40]}>"
+    if name is not None and reveal_is_open(name):
+        print(REVEAL_FIRST_LINE)
+        return _run_python(source, user_ns, filename)
+    _run_hidden(source, user_ns, filename)
+    if name is not None:
+        print(f"先回答上面的 %%answer {name}，再运行这个单元格核对。任何一次作答都能打开它，猜一个也行，答错也行。")
+    return None
+
+
 def register(shell=None) -> bool:
-    """Register `%%answer` and `%%code_exercise` with IPython (the running shell unless given); False outside it.
+    """Register `%%answer`, `%%code_exercise` and `%%reveal` with IPython (the running shell unless given); False
+    outside it.
 
     Importing lnlib calls this; it never imports IPython itself, so plain Python pays nothing for it."""
     if shell is None:
@@ -141,8 +209,14 @@ def register(shell=None) -> bool:
     def code_exercise(line, cell):
         code_exercise_cell(line, cell, shell.user_ns)
 
+    def reveal(line, cell):
+        __tracebackhide__ = True  # noqa: F841 - IPython shows a body's error from the body down
+        return reveal_cell(line, cell, shell.user_ns, getattr(shell, "transform_cell", None))
+
     answer.__doc__ = answer_cell.__doc__
     code_exercise.__doc__ = code_exercise_cell.__doc__
+    reveal.__doc__ = reveal_cell.__doc__
     shell.register_magic_function(answer, "cell", "answer")
     shell.register_magic_function(code_exercise, "cell", "code_exercise")
+    shell.register_magic_function(reveal, "cell", "reveal")
     return True

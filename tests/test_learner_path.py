@@ -59,11 +59,22 @@ def number_pattern(v: float, places: int) -> str:
     else:
         rounded = f"{v:.{places}f}"
         forms |= {re.escape(rounded), re.escape(rounded.rstrip("0").rstrip("."))}
+        forms |= longer_forms(float(rounded), places)
         if 0 < abs(v) < 1e-2:
             for fmt in (".0e", ".1e", ".2e", ".3g"):
                 text = format(v, fmt)
                 forms |= {re.escape(text), re.escape(re.sub(r"e([+-])0*(\d)", r"e\g<1>\2", text))}
     return r"(?<![\d.])(?:" + "|".join(sorted(forms, key=len, reverse=True)) + r")(?!\.?\d)"
+
+
+def longer_forms(rounded: float, places: int) -> set[str]:
+    """Regexes for a number printed with more than `places` decimals that rounds to `rounded` (0.333, 0.3333 for
+    0.33): every (places + 1)-decimal start in [rounded − ½·10⁻ᵖ, rounded + ½·10⁻ᵖ), then any further digits."""
+    if places < 1:
+        return set()
+    half, scale = 0.5 * 10.0**-places, 10 ** (places + 1)
+    low, high = math.ceil(round((rounded - half) * scale, 6)), math.ceil(round((rounded + half) * scale, 6))
+    return {re.escape(f"{k / scale:.{places + 1}f}") + r"\d*" for k in range(low, high)}
 
 
 def value_pattern(expected, atol: float) -> re.Pattern | None:
@@ -176,6 +187,12 @@ def test_the_give_away_search_finds_what_a_learner_would_see():
     assert not give_away(old, 3, "02.count")  # the 2 of "2 句话" is not stated as a result
     assert not give_away(old, 3, "03.xhat_wo")  # another row's x̂ is another answer
     assert value_pattern(2e-4, 1e-9).search("学习率是 2e-04") and not value_pattern(2e-4, 1e-9).search("2e-05")
+    # printed with more decimals than asked, and rounding to the answer: a give-away too (0.333 for 0.33 ± 0.02)
+    pattern = value_pattern(0.333, 0.02)
+    assert pattern.search("准确率 = 0.333") and pattern.search("0.3251") and pattern.search("0.3349")
+    assert not pattern.search("0.3350") and not pattern.search("0.3249") and not pattern.search("10.333")
+    assert value_pattern([-1.342, 0.447], 0.0005).search("[-1.34164 0.44721]")
+    assert not value_pattern([-1.342, 0.447], 0.0005).search("[-1.34264 0.44721]")
 
 
 # ---------------------------------------------------------------- a prediction in every lesson, before its reveal
@@ -270,6 +287,30 @@ def test_reveal_cells_are_folded_everywhere():
             REVEAL_SUMMARY in c.source for c in student.cells if c.cell_type == "markdown" and "<details>" in c.source
         ), "a folded reveal in the text stays in the student copy"
     assert seen >= 6
+
+
+def test_every_reveal_cell_names_the_predict_cell_it_reveals():
+    """A `reveal` cell starts with `%%reveal NN.name` (lnlib.answers: closed until NN.name is tried), and NN.name is
+    the `%%answer` cell nearest above it. `python -m tools.reveal_cells` converts an old-style cell."""
+    wrong = []
+    for path in PATHS:
+        nb = nbformat.read(path, as_version=4)
+        last = None
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            last = next(iter(CHECK_CALL.findall(cell.source)), last)
+            tagged = REVEAL_TAG in cell.metadata.get("tags", [])
+            named = course.REVEAL_CALL.match(cell.source)
+            if tagged and not named:
+                wrong.append(f"{path.stem} cell {i}: a reveal cell without %%reveal (python -m tools.reveal_cells)")
+            elif named and not tagged:
+                wrong.append(f"{path.stem} cell {i}: %%reveal without the tag reveal (and outputs_hidden)")
+            elif named and named.group(1) != last:
+                wrong.append(f"{path.stem} cell {i}: %%reveal {named.group(1)}, but the answer cell above is {last}")
+            elif named and "核对一下" in cell.source:
+                wrong.append(f"{path.stem} cell {i}: %%reveal prints 核对一下 itself")
+    assert not wrong, "\n".join(wrong)
 
 
 def test_the_site_folds_reveal_outputs(tmp_path):

@@ -33,6 +33,10 @@ PLACEHOLDER = "# 在下面一行写答案"  # the body of an unanswered %%answer
 CHECK_CALL = re.compile(r"\A%%answer[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
 FUNCTION_CALL = re.compile(r"\A%%code_exercise[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
 REVEAL_TAG = "reveal"  # a code cell whose output shows a predict cell's answer (folded until the learner asks)
+# A reveal cell's first line names the predict exercise it reveals; it shows its output once that one was tried:
+#     %%reveal NN.name
+REVEAL_MAGIC = "%%reveal"
+REVEAL_CALL = re.compile(r"\A%%reveal[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
 REVEAL_SUMMARY = "想好了再展开：答案"  # the summary of a markdown <details> block that holds such an answer
 
 

@@ -2,7 +2,9 @@
 
     python -m tools.run_notebooks                    # every notebook of the plan that exists
     python -m tools.run_notebooks notebooks/03-*.ipynb
-Each notebook runs in a fresh kernel from the notebooks/ folder; the run fails loudly on any error.
+Each notebook runs in a fresh kernel from the notebooks/ folder; the run fails loudly on any error. The kernel gets
+`LNLIB_REVEAL=all`, so every `%%reveal` cell stores its content (the maintainer's view, which nbval, the site and
+the PDF show), whatever this machine's progress file holds.
 `execute` is the one way the tools, the tests and the benchmark run a notebook.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import time
 from pathlib import Path
 
@@ -19,9 +22,16 @@ from nbclient import NotebookClient
 from tools import course
 from tools.outputs import coalesce_notebook
 
+REVEAL_ENV = "LNLIB_REVEAL"  # lnlib.answers.REVEAL_ENV (tools never import lnlib)
 
-def execute(nb: nbformat.NotebookNode, cwd: Path = course.NOTEBOOKS, timeout: int = 600) -> None:
+
+def execute(
+    nb: nbformat.NotebookNode, cwd: Path = course.NOTEBOOKS, timeout: int = 600, *, reveals_open: bool = True
+) -> None:
     """Run every cell of `nb` in place, in a fresh "python3" kernel started in `cwd`.
+
+    `reveals_open` (default): every `%%reveal` cell shows its content (LNLIB_REVEAL=all); False runs it as a
+    learner's kernel does, each reveal closed until its exercise is tried.
 
     The event loop is private to the call (asyncio.run), so this works from any thread and leaves no loop behind.
     The timeouts are generous bounds, not assertions: a loaded machine may start kernels slowly. Stream outputs are
@@ -41,7 +51,10 @@ def execute(nb: nbformat.NotebookNode, cwd: Path = course.NOTEBOOKS, timeout: in
         shutdown_kernel="immediate",
         resources={"metadata": {"path": str(cwd)}},
     )
-    asyncio.run(client.async_execute())
+    env = {k: v for k, v in os.environ.items() if k != REVEAL_ENV}
+    if reveals_open:
+        env[REVEAL_ENV] = "all"
+    asyncio.run(client.async_execute(env=env))
     coalesce_notebook(nb)
 
 

@@ -71,8 +71,9 @@ LAB_SETTINGS = {
 
 
 def isolated_env(base: Path) -> dict[str, str]:
-    """os.environ without any JUPYTER*/IPYTHON*/MPL*/XDG_* variable, plus fresh dirs under `base`."""
-    drop = ("JUPYTER", "JPY_", "IPYTHON", "MPL", "XDG_", "PYTHONPYCACHEPREFIX", "PYTHONSTARTUP")
+    """os.environ without any JUPYTER*/IPYTHON*/MPL*/XDG_*/LNLIB_REVEAL variable, plus fresh dirs under `base`."""
+    # LNLIB_REVEAL too: the browser is the learner's view, every %%reveal closed until its exercise is tried
+    drop = ("JUPYTER", "JPY_", "IPYTHON", "MPL", "XDG_", "PYTHONPYCACHEPREFIX", "PYTHONSTARTUP", "LNLIB_REVEAL")
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     for name, rel in ISOLATED_DIRS.items():
         path = base / rel

@@ -1,5 +1,6 @@
 """The learner's path in JupyterLab + Chromium (issue 32 items 1, 2): a notebook opens with every reveal folded,
-and a slip in every answer cell still lets Run All reach the end.
+a slip in every answer cell still lets Run All reach the end, and in a student copy Run All opens no reveal: each
+`%%reveal` cell asks for the answer first, and shows its content once that predict cell was answered.
 
 Notebook 03 is opened as stored: each `reveal` cell's output area is collapsed (JupyterLab reads
 metadata.jupyter.outputs_hidden) and its answer is not on screen, each reveal <details> is closed. Then a Chinese
@@ -9,10 +10,16 @@ without an error while the answer cells answer in Chinese. Screenshots in build/
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import nbformat
 import pytest
 
+from tools import make_student
+from tools.course import NOTEBOOKS
+
 from . import page_js as js
-from .conftest import ARTIFACTS, KERNEL_TIMEOUT_MS, SETTLE_TIMEOUT_MS, screenshot
+from .conftest import ARTIFACTS, KERNEL_TIMEOUT_MS, SETTLE_TIMEOUT_MS, STEP_TIMEOUT_MS, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -87,6 +94,107 @@ def test_reveals_open_folded_and_slips_never_stop_run_all(lab):
         after = page.evaluate(FOLDED)
         lab.report.notebooks["learner-path"] = {"folded_after_run_all": after["hidden"], "reveal": after["reveal"]}
         screenshot(page, ARTIFACTS / "learner-path-after-run-all.jpg", 4000)
+        assert not lab.external[ext0:] and not lab.console[con0:]
+    finally:
+        page.evaluate(js.CLOSE)
+
+
+# Every %%reveal cell: its index, the exercise it names, what its outputs say and what of them is on screen.
+REVEALS = """() => {
+  const w = window.__lnNb;
+  const found = [];
+  w.content.widgets.forEach((cell, i) => {
+    const src = cell.model.sharedModel.getSource();
+    if (cell.model.type !== 'code' || !src.startsWith('%%reveal ')) return;
+    const texts = [];
+    for (let j = 0; j < cell.model.outputs.length; j++) {
+      const o = cell.model.outputs.get(j).toJSON();
+      texts.push(o.text || (o.data && o.data['text/plain']) || '');
+    }
+    const area = cell.node.querySelector('.jp-OutputArea');
+    found.push({index: i, name: src.split('\\n')[0].slice(9).trim(), text: texts.join(''),
+                shown: area && area.offsetParent !== null ? area.innerText : ''});
+  });
+  return found;
+}"""
+
+# Write `text` below the first line of the answer cell of `name`, then run it; return its index.
+ANSWER_AND_RUN = """async ([name, text]) => {
+  const app = window.jupyterapp, w = window.__lnNb;
+  const i = w.content.widgets.findIndex(c => c.model.sharedModel.getSource().startsWith('%%answer ' + name));
+  const cell = w.content.widgets[i];
+  cell.model.sharedModel.setSource('%%answer ' + name + '\\n' + text);
+  w.content.activeCellIndex = i;
+  await app.commands.execute('notebook:run-cell');
+  return i;
+}"""
+
+RUN_CELL = """async (i) => {
+  const app = window.jupyterapp, w = window.__lnNb;
+  w.content.activeCellIndex = i;
+  await app.commands.execute('notebook:run-cell');
+  w.content.widgets[i].node.scrollIntoView();  // innerText is empty for a cell out of view
+  return true;
+}"""
+
+CELL_DONE = """(i) => {
+  const w = window.__lnNb, cell = w.content.widgets[i];
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  return !!(k && k.status === 'idle' && cell.model.outputs.length > 0);
+}"""
+
+# What each reveal of 03 shows when open: none of it may be on screen before its predict cell is answered.
+ANSWERS_03 = ("μ = 5.0", "x − μ =", "σ² = 5.0", "σ = 2.236", "x̂ = [")
+NOTICE = "先回答上面的 %%answer "
+
+
+def test_run_all_on_a_student_copy_opens_no_reveal_until_answered(lab):
+    """The student copy of 03 (reveal outputs cleared, answer cells empty), Run All: every reveal cell says to
+    answer first, and no answer is on screen. Then a wrong answer to 03.mean_apple, its reveal run again: μ = 5.0
+    is on screen, and the next reveal (03.centered_apple) is still closed."""
+    nb = nbformat.read(NOTEBOOKS / f"{STEM}.ipynb", as_version=4)
+    make_student.studentize(nb)
+    copy = f"{STEM}-student.ipynb"
+    nbformat.write(nb, lab.server.root / copy)  # the server's own copy of notebooks/, never the repository
+    # a learner who never answered: no right answer kept from the tests before (the slips above answer some right)
+    (Path(lab.server.env["LNLIB_PROGRESS_DIR"]) / "progress.json").unlink(missing_ok=True)
+    page = lab.page
+    ext0, con0 = lab.mark()
+    try:
+        page.evaluate(js.OPEN, copy)
+        page.wait_for_function(js.KERNEL_IDLE, timeout=KERNEL_TIMEOUT_MS)
+        lab.server.remember_children()
+        assert page.evaluate(js.RUN_ALL)["ok"], "Run All stopped"
+        page.wait_for_function(js.SETTLED, timeout=SETTLE_TIMEOUT_MS, polling=100)
+        assert not page.evaluate(js.PROBLEMS)["problems"]
+        reveals = page.evaluate(REVEALS)
+        assert len(reveals) == 5, reveals
+        for r in reveals:
+            assert r["text"].startswith(NOTICE + r["name"]) and r["text"].count("\n") == 1, r
+        shown = page.evaluate(FOLDED)["shown"]
+        for answer in ANSWERS_03:
+            assert answer not in shown, f"{answer!r} is on screen after Run All, before the learner answered"
+        page.evaluate("(i) => window.__lnNb.content.widgets[i].node.scrollIntoView()", reveals[0]["index"])
+        first = page.evaluate(REVEALS)[0]
+        assert first["shown"].startswith(NOTICE), "Run All unfolds a reveal: the notice is what it shows"
+        page.evaluate(js.SCROLL_TOP)
+        screenshot(page, ARTIFACTS / "learner-path-student-run-all.jpg", 4000)
+
+        assert first["name"] == "03.mean_apple"
+        answer_cell = page.evaluate(ANSWER_AND_RUN, ["03.mean_apple", "4"])  # a wrong guess opens it too
+        page.wait_for_function(CELL_DONE, arg=answer_cell, timeout=STEP_TIMEOUT_MS, polling=100)
+        page.evaluate(RUN_CELL, first["index"])
+        page.wait_for_function(
+            "(i) => window.__lnNb.content.widgets[i].node.innerText.includes('μ = 5.0')",
+            arg=first["index"],
+            timeout=STEP_TIMEOUT_MS,
+            polling=100,
+        )
+        after = {r["name"]: r for r in page.evaluate(REVEALS)}
+        assert after["03.mean_apple"]["shown"].startswith("核对一下：") and "μ = 5.0" in after["03.mean_apple"]["shown"]
+        assert after["03.centered_apple"]["text"].startswith(NOTICE), "another predict cell's reveal stays closed"
+        lab.report.notebooks["learner-path-student"] = {"reveals": len(reveals), "opened": "03.mean_apple"}
+        screenshot(page, ARTIFACTS / "learner-path-student-answered.jpg", 4000)
         assert not lab.external[ext0:] and not lab.console[con0:]
     finally:
         page.evaluate(js.CLOSE)
