@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import html as html_lib
 import json
 import re
 import runpy
@@ -666,3 +667,34 @@ def test_pdf_finds_a_browser_on_every_system_or_says_how_to_print(tmp_path, monk
     assert pdf.find_chromium([], environ={"LNLIB_CHROMIUM": str(chrome)}) == chrome
     with pytest.raises(SystemExit, match="Save as PDF"):
         pdf.find_chromium([str(tmp_path / "none")], environ={})
+
+
+def test_folded_answers_stay_folded_on_the_site(site):
+    """Every markdown reveal's answer lies inside its <details> on the page (it once showed open below an empty
+    fold: nbconvert closed <details> right after the summary)."""
+
+    def words(text: str) -> str:  # text without tags, math, list marks, emphasis and spaces
+        text = html_lib.unescape(re.sub(r"<[^>]+>", "", text))
+        text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", "", text, flags=re.S)
+        text = re.sub(r"^\s*(?:[-*+]|\d+\.|#+)\s+", "", text, flags=re.M)
+        return re.sub(r"\s+", "", re.sub(r"[*`]", "", text))
+
+    checked = 0
+    opening = f"<summary>{REVEAL_SUMMARY}</summary>"
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        page = page_of(site, path.stem).read_text(encoding="utf-8")
+        folds = [
+            words(f)
+            for f in re.findall(
+                r"<details><summary>" + re.escape(REVEAL_SUMMARY) + r"</summary>(.*?)</details>", page, re.S
+            )
+        ]
+        for cell in nb.cells:
+            if cell.cell_type != "markdown" or opening not in cell.source:
+                continue
+            body = cell.source.split(opening, 1)[1].split("</details>", 1)[0]
+            inside = words(next(line for line in body.splitlines() if line.strip()))[:8]  # a few words of its start
+            assert any(inside in fold for fold in folds), f"{path.stem}: {inside!r} is not inside a fold on the page"
+            checked += 1
+    assert checked >= 20

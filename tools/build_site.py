@@ -28,6 +28,7 @@ from pathlib import Path
 import jinja2
 import nbformat
 from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 from tools import course, nav
 from tools import repository as repo_setting
@@ -100,12 +101,33 @@ def _widget_note(binder: str) -> nbformat.NotebookNode:
     )
 
 
+_DETAILS = re.compile(r"<details>\s*<summary>(.*?)</summary>(.*?)</details>", re.S)
+
+
+def fold_details(source: str) -> str:
+    """A markdown cell's `<details>` blocks as single HTML blocks, their inside rendered from markdown.
+
+    JupyterLab and GitHub read `<details><summary>…</summary>`, a blank line, markdown, `</details>` as a folded
+    block; nbconvert's markdown renderer ends the HTML block at the blank line and closes `<details>` right after
+    its summary, so the site showed every folded answer open. Math stays as $…$ for MathJax."""
+
+    def fold(m: re.Match) -> str:
+        inner = markdown2html_mistune(m.group(2).strip())
+        inner = "\n".join(line for line in inner.splitlines() if line.strip())  # no blank line ends the block
+        return f"<details><summary>{m.group(1)}</summary>\n{inner}\n</details>"
+
+    return _DETAILS.sub(fold, source)
+
+
 def prepare(nb: nbformat.NotebookNode, binder: str) -> int:
     """Replace widget outputs (which need a kernel) by a note; return how many widget cells there were. Stream
-    outputs are coalesced first (tools.outputs), as JupyterLab shows them."""
+    outputs are coalesced first (tools.outputs), as JupyterLab shows them; folded markdown stays folded
+    (`fold_details`)."""
     coalesce_notebook(nb)
     count = 0
     for cell in nb.cells:
+        if cell.cell_type == "markdown" and "<details>" in cell.source:
+            cell.source = fold_details(cell.source)
         if cell.cell_type != "code":
             continue
         if any(WIDGET_MIME in out.get("data", {}) for out in cell.get("outputs", [])):
