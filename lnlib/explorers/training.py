@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import html
 import math
-from collections import OrderedDict
 
 import ipywidgets as widgets
 import traitlets
 
-from .live import LiveFigure
-from .training import BLOWUP, WINDOW, Run, final_loss
-from .training_plots import explorer_figure, label, select
-from .widgets import Explorer
+from .._lru import LRU
+from ..live import LiveFigure
+from ..training import BLOWUP, WINDOW, Run, final_loss
+from ..training_plots import explorer_figure, label, select
+from .base import Explorer
 
 
 def divergence_text(run) -> str:
@@ -145,7 +145,7 @@ class TrainingExplorer(Explorer):
         self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
         self.summary = widgets.HTML()
         self.plot = widgets.Image(format="png")
-        self._frames: OrderedDict[tuple, bytes] = OrderedDict()
+        self._frames = LRU(self.CACHE_SIZE)
         self._positions: dict[str, list] = {}  # the axes' places in each model's first picture
         self._switching = False
         self.model.observe(self.on_model, names="value")
@@ -219,17 +219,24 @@ class TrainingExplorer(Explorer):
         if png is None:
             model, variants, lr, warmup = state
             live = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup))
-            # every picture of a model has the same panels: lay out the first one, place the others alike
-            laid_out = model in self._positions and live.use_positions(self._positions[model])
-            png = live.png()
-            if laid_out and not live.fits():  # wider tick labels than the first picture's: lay this one out
-                live.relayout()
+            # every picture of a model has the same panels: lay out the first one, place the others alike (laid
+            # out again when its tick labels are wider than the first picture's)
+            if model in self._positions and live.use_positions(self._positions[model]):
+                png = live.fitted_png()
+            else:
                 png = live.png()
             self._positions.setdefault(model, live.positions())
-            self._frames[state] = png
-            while len(self._frames) > self.CACHE_SIZE:
-                self._frames.popitem(last=False)
+            self._frames.put(state, png)
         return png
+
+    @property
+    def pictures(self) -> int:
+        """How many pictures are drawn and kept."""
+        return len(self._frames)
+
+    def is_ready(self, state: tuple) -> bool:
+        """True when the picture of this choice is drawn and kept."""
+        return state in self._frames
 
     def neighbours(self) -> list[tuple]:
         """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
@@ -255,7 +262,7 @@ class TrainingExplorer(Explorer):
     def prefetch(self) -> None:
         """Draw the next missing neighbour of the current choice (one per call, then reschedule)."""
         for state in self.neighbours():
-            if state not in self._frames and state[1]:
+            if not self.is_ready(state) and state[1]:
                 self.frame(state)
                 self._prefetch_later()
                 return
