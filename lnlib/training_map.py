@@ -25,7 +25,7 @@ SEEDS = (0, 1, 2, 3, 4)
 STEPS = 150
 TRAINED_LOSS = math.log(3) / 2  # 学会: final loss ≤ half of ln 3
 OUTCOMES = ("学会", "卡住", "发散")
-DIGITS = 4  # significant digits kept in the stored file (the notebook shows at most 2 decimals)
+STORED_DIGITS = 4  # significant digits kept in the stored file (the notebook shows at most 2 decimals)
 PATH = Path(__file__).with_name("outcome_map.json")
 
 
@@ -37,8 +37,8 @@ def outcome_of(loss: float) -> str:
 
 
 def rounded(loss: float) -> float:
-    """A final loss as stored: DIGITS significant digits (NaN stays NaN)."""
-    return float(f"{loss:.{DIGITS}g}") if math.isfinite(loss) else math.nan
+    """A final loss as stored: STORED_DIGITS significant digits (NaN stays NaN)."""
+    return float(f"{loss:.{STORED_DIGITS}g}") if math.isfinite(loss) else math.nan
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Everything here is plain numpy with fixed seeds and small sizes, so a notebook runs in seconds:
 softmax and scaled dot-product attention (notebook 10), stacks of residual blocks (self-attention and ReLU
-feed-forward sub-layers) in the residual forms of RESIDUAL_FORMS (Post-LN / Pre-LN / no norm / DeepNorm) and
+feed-forward sub-layers) in the residual forms of RESIDUAL_FORM_KEYS (Post-LN / Pre-LN / no norm / DeepNorm) and
 their hand-written backward pass (notebook 09).
 
 Post-LN (Vaswani et al. 2017):   x_{l+1} = LN(x_l + F(x_l))
@@ -23,7 +23,7 @@ from ._checks import as_real_array
 from .grad import layer_norm_backward
 from .norms import layer_norm
 
-RESIDUAL_FORMS = ("post", "pre", "none", "deepnorm")
+RESIDUAL_FORM_KEYS = ("post", "pre", "none", "deepnorm")
 """Where the normalization sits in each residual block (see the module docstring); `form=` takes one of these."""
 SEQUENCES, N_TOKENS = 4, 16  # the batch of the depth experiments: 4 sequences of 16 tokens
 HIDDEN_RATIO = 4  # feed-forward hidden width = 4 × model width, as in the original Transformer
@@ -276,8 +276,8 @@ def _resolve_form(form, norm) -> str:
 
 
 def _check_args(form, depth, width):
-    if form not in RESIDUAL_FORMS:
-        raise ValueError(f"form: expected one of {RESIDUAL_FORMS}, got {form!r}")
+    if form not in RESIDUAL_FORM_KEYS:
+        raise ValueError(f"form: expected one of {RESIDUAL_FORM_KEYS}, got {form!r}")
     for name, value in (("depth", depth), ("width", width)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             raise ValueError(f"{name}: expected a positive int, got {value!r}")

@@ -45,7 +45,7 @@ def test_deepnorm_constants():
         T.deepnorm_constants(0)
 
 
-@pytest.mark.parametrize("norm", T.RESIDUAL_FORMS)
+@pytest.mark.parametrize("norm", T.RESIDUAL_FORM_KEYS)
 def test_backward_matches_finite_differences(norm):
     stack = T.make_stack(norm, 2, 4, seed=3)
     rng = np.random.default_rng(0)
@@ -176,7 +176,7 @@ def test_a_causal_mask_broadcasts_over_a_batch():
 
 
 def test_residual_forms_and_the_old_keyword():
-    assert T.RESIDUAL_FORMS == ("post", "pre", "none", "deepnorm")
+    assert T.RESIDUAL_FORM_KEYS == ("post", "pre", "none", "deepnorm")
     assert T.N_TOKENS == 16 and not hasattr(T, "TOKENS") and not hasattr(T, "NORMS")
     assert not hasattr(T, "feed_forward")
     new = T.ffn_gradient_norms(form="pre", depth=2, width=4, seed=2)
