@@ -767,5 +767,6 @@ def trains(run: Run, last: int = 20) -> bool:
 
 
 def outcome(run: Run) -> str:
-    """'学会' (trains), '卡住' (no blow-up, but the loss did not halve) or '发散' (diverged), for tables."""
-    return "发散" if run.diverged else ("学会" if trains(run) else "卡住")
+    """ "trains", "stuck" (no blow-up, but the loss did not halve) or "diverged": a code, whose words are
+    lnlib.labels.OUTCOME_WORDS."""
+    return "diverged" if run.diverged else ("trains" if trains(run) else "stuck")

@@ -503,8 +503,8 @@ def test_function_exercises_accept_the_solutions_and_reject_placeholders(capsys)
 def test_sweep_outcomes_and_rejects_unknown_models():
     grid = T.sweep("mlp", ("layer", "none"), (1e-2, 5.0), steps=60, depth=3)
     assert sorted(grid) == [("layer", 0.01, 0), ("layer", 5.0, 0), ("none", 0.01, 0), ("none", 5.0, 0)]
-    assert T.outcome(grid[("none", 5.0, 0)]) == "发散" and math.isnan(T.final_loss(grid[("none", 5.0, 0)]))
-    assert T.outcome(grid[("layer", 0.01, 0)]) == "学会"
+    assert T.outcome(grid[("none", 5.0, 0)]) == "diverged" and math.isnan(T.final_loss(grid[("none", 5.0, 0)]))
+    assert T.outcome(grid[("layer", 0.01, 0)]) == "trains"
     with pytest.raises(ValueError, match="model"):
         T.sweep("cnn", ("layer",), (1e-2,))
 
