@@ -951,63 +951,6 @@ def ln_vs_bn(layer, batch, tokens=TOKENS) -> Figure:
     return fig
 
 
-def norm_axes_diagram(channels: int = 6, batch: int = 4, groups: int = 2) -> Figure:
-    """Notebook 08: BatchNorm, LayerNorm, InstanceNorm and GroupNorm as choices of axes (after Wu & He 2018, Fig. 2).
-
-    Each cell is one sample × one channel (holding its H×W pixels or T positions); the shaded cells share one μ, σ.
-    `groups` must divide `channels`.
-    """
-    channels, batch, groups = (
-        _positive_int(v, k) for k, v in (("channels", channels), ("batch", batch), ("groups", groups))
-    )
-    if channels % groups:
-        raise ValueError(f"groups: expected a divisor of channels = {channels}, got {groups}")
-    use_cjk_font()
-    size = channels // groups
-    masks = {
-        "BatchNorm：同一通道，跨整个批量": lambda n, c: c == 0,
-        "LayerNorm：同一样本，跨所有通道": lambda n, c: n == 0,
-        "InstanceNorm：同一样本的同一通道": lambda n, c: n == 0 and c == 0,
-        f"GroupNorm：同一样本，一组 {size} 个通道": lambda n, c: n == 0 and c < size,
-    }
-    alt = (
-        f"四幅示意图，每幅是 {batch} 个样本 × {channels} 个通道的格子，涂色的格子共用一组 μ、σ："
-        f"BatchNorm 涂一个通道的全部 {batch} 个样本；LayerNorm 涂一个样本的全部 {channels} 个通道；"
-        f"InstanceNorm 只涂一个样本的一个通道；GroupNorm 涂一个样本的一组 {size} 个通道（共 {groups} 组）。"
-    )
-    fig = _new_figure((12, 3.3), alt)
-    for ax, (title, chosen) in zip(fig.subplots(1, 4), masks.items(), strict=True):
-        for n in range(batch):
-            for c in range(channels):
-                color = HIGHLIGHT if chosen(n, c) else PALE
-                ax.add_patch(
-                    Rectangle(
-                        (n, channels - 1 - c),
-                        0.92,
-                        0.92,
-                        facecolor=color,
-                        edgecolor=INK if chosen(n, c) else PALE,
-                        linewidth=1.0,
-                    )
-                )
-        ax.set_xlim(-0.2, batch + 0.1)
-        ax.set_ylim(-0.2, channels + 0.1)
-        ax.set_aspect("equal")
-        ax.set_xticks([i + 0.46 for i in range(batch)], [f"样本 {i + 1}" for i in range(batch)], fontsize=8)
-        ax.set_yticks(
-            [channels - 1 - c + 0.46 for c in range(channels)], [f"通道 {c + 1}" for c in range(channels)], fontsize=8
-        )
-        ax.tick_params(length=0)
-        for side in ax.spines.values():
-            side.set_visible(False)
-        ax.set_title(title, fontsize=9.5)
-    fig.suptitle(
-        "每个格子 = 一个样本的一个通道（格子里还有 H×W 个像素或 T 个位置）；橙色格子共用一组 $\\mu,\\sigma$",
-        fontsize=10,
-    )
-    return fig
-
-
 def _box(ax, x, y, text, color, w=1.6, h=0.5):
     ax.add_patch(
         FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.05", facecolor=color, edgecolor=GUIDE)

@@ -266,15 +266,6 @@ def make_stack(form: str, depth: int, width: int, seed: int = 0) -> Stack:
     return Stack(form, sublayers, alpha)
 
 
-def _resolve_form(form, norm) -> str:
-    """`form`, or the same value passed under its old keyword `norm` (kept so older calls keep working)."""
-    if norm is not None:
-        if form is not None and form != norm:
-            raise TypeError(f"form: given twice, as form={form!r} and as its old name norm={norm!r}")
-        return norm
-    return form
-
-
 def _check_args(form, depth, width):
     if form not in RESIDUAL_FORM_KEYS:
         raise ValueError(f"form: expected one of {RESIDUAL_FORM_KEYS}, got {form!r}")
@@ -340,14 +331,7 @@ def batch_and_target(width: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]
     return rng.standard_normal(shape), rng.standard_normal(shape)
 
 
-def ffn_gradient_norms(
-    form: str | None = None,
-    depth: int | None = None,
-    width: int | None = None,
-    seed: int = 0,
-    *,
-    norm: str | None = None,
-) -> np.ndarray:
+def ffn_gradient_norms(form: str, depth: int, width: int, seed: int = 0) -> np.ndarray:
     """For each of the `depth` layers (input side first), ‖∂L/∂W2‖_F at Xavier initialization.
 
     The model is a stack of Transformer encoder layers (self-attention + ReLU feed-forward, each sub-layer with its
@@ -355,10 +339,9 @@ def ffn_gradient_norms(
     feed-forward matrix. Reproduces Theorem 1 of Xiong et al. (2020): the last layer's norm does not depend on the
     depth for form="post" and shrinks like 1/√depth for form="pre", so near the output Post-LN's gradients are the
     larger ones. (The per-layer rise of their Fig. 3(a) does not appear in this small model with random tokens;
-    notebook 09 says so.) "deepnorm" and "none" are accepted too. `norm=` is the old name of `form=`.
+    notebook 09 says so.) "deepnorm" and "none" are accepted too.
     Introduced in notebook 09.
     """
-    form = _resolve_form(form, norm)
     _check_args(form, depth, width)
     stack = make_stack(form, depth, width, seed)
     x, target = batch_and_target(width, seed)
@@ -367,21 +350,13 @@ def ffn_gradient_norms(
     return np.array([np.sqrt(np.sum(np.square(grads[2 * layer + 1]["w2"]))) for layer in range(depth)])
 
 
-def residual_scales(
-    form: str | None = None,
-    depth: int | None = None,
-    width: int | None = None,
-    seed: int = 0,
-    *,
-    norm: str | None = None,
-) -> np.ndarray:
+def residual_scales(form: str, depth: int, width: int, seed: int = 0) -> np.ndarray:
     """The root-mean-square of the residual stream at the input and after each layer (length depth + 1).
 
     Shows how activation scale evolves with depth at initialization: it stays 1 after every Post-LN / DeepNorm
-    layer and keeps growing without normalization and along the Pre-LN residual path. `norm=` is the old name of
-    `form=`. Introduced in notebook 09.
+    layer and keeps growing without normalization and along the Pre-LN residual path. Introduced in
+    notebook 09.
     """
-    form = _resolve_form(form, norm)
     _check_args(form, depth, width)
     stack = make_stack(form, depth, width, seed)
     x, _ = batch_and_target(width, seed)

@@ -36,7 +36,6 @@ def test_batchnorm_columns_of_ba_table1():
     "make",
     [
         lambda: plots.ln_vs_bn(*invariance.row_and_column_norms(lnlib.TOKEN_MATRIX)),
-        plots.norm_axes_diagram,
         plots.add_norm_diagram,
     ],
 )
