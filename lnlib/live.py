@@ -138,6 +138,10 @@ class LiveFigure:
             self.fig.set_layout_engine(self._engine)
         self._laid_out = False
 
+    def forget_frames(self) -> None:
+        """Empty the frame cache (the figure, its layout and its background stay)."""
+        self._cache.clear()
+
     def cached(self, key: Hashable) -> bytes | None:
         return self._cache.get(key)
 

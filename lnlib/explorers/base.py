@@ -114,6 +114,11 @@ class Picture:
         """Frames drawn so far by the figures kept."""
         return sum(live.frames for _, live in self._kept.values())
 
+    def forget_frames(self) -> None:
+        """Forget the frames, keep the figures: the next frame of any state is drawn (benchmarks count drawing)."""
+        for _, live in self._kept.values():
+            live.forget_frames()
+
     def reset(self) -> None:
         """Forget every figure and frame: the next frame is drawn from scratch."""
         self._kept.clear()
@@ -188,6 +193,12 @@ class Explorer:
     def is_ready(self, state: tuple) -> bool:
         """True when the outputs of `state` are kept: showing it sends what is ready."""
         return state_key(state) in self._views
+
+    def forget_views(self) -> None:
+        """Forget what each state showed (the figures stay): the next render of any state computes and draws it."""
+        self._views.clear()
+        if self.picture is not None:
+            self.picture.forget_frames()
 
     def start_over(self) -> None:
         """Forget every kept figure, frame and view, and draw the current state from scratch."""

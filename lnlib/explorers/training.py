@@ -229,6 +229,10 @@ class TrainingExplorer(Explorer):
             self._frames.put(state, png)
         return png
 
+    def forget_views(self) -> None:
+        """Forget every drawn picture: the next choice is drawn again (benchmarks count drawing)."""
+        self._frames.clear()
+
     @property
     def pictures(self) -> int:
         """How many pictures are drawn and kept."""
