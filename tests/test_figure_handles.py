@@ -5,6 +5,8 @@ another with `update` is the figure built for that other result from scratch, pi
 from __future__ import annotations
 
 import io
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +15,8 @@ from PIL import Image
 import lnlib
 from lnlib import groups, invariance, pitfalls, plots, transformer
 from lnlib.data import TOKEN_MATRIX, TOKENS
+
+EXPLORERS = Path(lnlib.__file__).parent / "explorers"
 
 
 def drawn(fig) -> np.ndarray:
@@ -141,3 +145,21 @@ def test_the_scale_shift_axis_fits_every_slider_position():
 def test_a_row_of_another_length_is_refused_by_name(make, first, other):
     with pytest.raises(ValueError, match="values"):
         make(first).update(other)
+
+
+ARTIST_ACCESS = re.compile(
+    r"\.(axes|lines|patches|texts|images|spines|get_linestyle|get_legend|set_ydata|set_xdata|set_height)\b"
+    r"|\b(set_bars|set_cells|split_title|moving_artists)\("
+)
+
+
+@pytest.mark.parametrize("path", sorted(EXPLORERS.glob("*.py")), ids=lambda p: p.name)
+def test_no_explorer_touches_an_artist(path):
+    """Explorers move figures through their handles only: no axes, line, patch or text is reached from there."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [f"{i}: {line.strip()}" for i, line in enumerate(lines, 1) if ARTIST_ACCESS.search(line)] == []
+
+
+def test_the_artist_scan_sees_artist_access():
+    assert ARTIST_ACCESS.search("left, right = self._live.fig.axes[:2]")
+    assert ARTIST_ACCESS.search("set_bars(ax, values)") and not ARTIST_ACCESS.search("self.picture.frame(None, k, r)")
