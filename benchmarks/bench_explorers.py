@@ -47,7 +47,9 @@ def old_epsilon(e):
 
 def old_scale_shift(e):
     r = invariance.scale_shift(e.values, float(e.scale.value), float(e.shift.value), e.eps)
-    return tables.scale_shift_table(r).to_html(), plots.to_png(plots.scale_shift_bars(r, ylim=e._ylim(e.values)))
+    return tables.scale_shift_table(r).to_html(), plots.to_png(
+        plots.scale_shift_bars(r, ylim=e.picture.handle.ylim(e.values))
+    )
 
 
 def old_gamma_beta(e):
@@ -207,10 +209,8 @@ def measure(repeat: int) -> list[dict]:
             start = time.perf_counter()
             control(explorer).value = value
             new_times.append(time.perf_counter() - start)
-            if name in ("AxisExplorer", "DepthExplorer"):
-                explorer._live._cache.clear()  # few states: count drawing, not the frame cache
-            if name == "TrainingExplorer":
-                explorer._frames.clear()  # few states: count drawing, not the kept frames
+            if name in ("AxisExplorer", "DepthExplorer", "TrainingExplorer"):
+                explorer.forget_views()  # few states: count drawing, not the kept frames
             start = time.perf_counter()
             old(explorer)
             old_times.append(time.perf_counter() - start)

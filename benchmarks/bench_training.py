@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from lnlib import _fast, training
+from lnlib import _fast, _train_kernels, training
 
 MLP_LRS = (3e-3, 1e-2, 3e-2, 1e-1, 3e-1)  # notebook 15's MLP grid: 4 norms × 5 learning rates, 150 steps
 TF_LRS, TF_WARMUPS = (1e-3, 3e-3), (0, 50)  # its Transformer grid: 3 forms × 2 learning rates × 2 warm-ups, 200 steps
@@ -43,12 +43,12 @@ def numpy_only(fn):
     """`fn` with the compiled kernels switched off (the numpy code, the same bits; as NUMBA_DISABLE_JIT=1)."""
 
     def run():
-        saved = training._KERNELS
-        training._KERNELS = False
+        saved = _train_kernels._KERNELS
+        _train_kernels._KERNELS = False
         try:
             return fn()
         finally:
-            training._KERNELS = saved
+            _train_kernels._KERNELS = saved
 
     return run
 

@@ -148,3 +148,54 @@ def param_array(value, x: np.ndarray, axes: tuple[int, ...], name: str) -> np.nd
 def result_dtype(*arrays: np.ndarray) -> np.dtype:
     """The widest float dtype among the inputs (the dtype results are returned in)."""
     return np.result_type(*[a.dtype for a in arrays if a is not None])
+
+
+# --- an explorer's constructor arguments: refused by name where a control would silently clamp them ------------
+
+
+def check_real(value, name: str) -> float:
+    """A finite real number, as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    return v
+
+
+def check_in_range(value, name: str, low: float, high: float) -> float:
+    """`value` if a control can show it (low ≤ value ≤ high), else ValueError naming the argument."""
+    v = check_real(value, name)
+    if not low <= v <= high:
+        raise ValueError(f"{name}: the control covers {low:g} … {high:g}, got {value!r}")
+    return v
+
+
+def check_in_log_range(value, name: str, low_exp: float, high_exp: float) -> float:
+    """`value` if a log slider from 10^low_exp to 10^high_exp can show it."""
+    v = check_real(value, name)
+    if not 10.0**low_exp * (1 - 1e-12) <= v <= 10.0**high_exp * (1 + 1e-12):
+        raise ValueError(f"{name}: the slider covers {10.0**low_exp:g} … {10.0**high_exp:g}, got {value!r}")
+    return v
+
+
+def check_int_in_range(value, name: str, low: int, high: int) -> int:
+    """An integer that an integer slider from low to high can show."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: the slider covers {low} … {high}, got {value!r}")
+    return int(value)
+
+
+def check_matrix_and_tokens(matrix, tokens) -> tuple[np.ndarray, tuple[str, ...]]:
+    """A non-empty finite 2-D (tokens × d) float64 matrix and one token name per row."""
+    values = as_real_array(matrix, "matrix", min_ndim=2).astype(np.float64)
+    if values.ndim != 2 or 0 in values.shape:
+        raise ValueError(f"matrix: expected a non-empty 2-D (tokens × d) matrix, got shape {values.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("matrix: expected finite numbers, got inf or NaN")
+    tokens = tuple(str(t) for t in tokens)
+    if len(tokens) != values.shape[0]:
+        raise ValueError(f"tokens: expected {values.shape[0]} names (one per row of matrix), got {len(tokens)}")
+    return values, tokens

@@ -79,7 +79,7 @@ def available() -> bool:
     return _available
 
 
-def register(name: str, build) -> None:
+def register_build(name: str, build) -> None:
     """Let the background compiler build `name` (build() returns the compiled function, ready to call)."""
     _builders[name] = build
 
@@ -163,8 +163,6 @@ def warm_up(wait: bool = True) -> bool:
     whether every loop is ready (False without numba)."""
     if not available():
         return False
-    from . import training  # noqa: F401  (registers its loops)
-
     worker = _start()
     while wait and worker is not None:
         worker.join()
@@ -213,7 +211,7 @@ def _build():
     return kernel
 
 
-register("layer_norm", _build)
+register_build("layer_norm", _build)
 
 
 def jit(f, **options):

@@ -16,7 +16,7 @@ batch size, the memory layout or the code path:
 The numpy functions below implement this vectorized over many rows; `normalize_rows` is the same algorithm,
 scalar by scalar, which lnlib/_fast.py compiles with numba (no fast-math, no contraction, so every operation
 rounds exactly as in numpy). tests/test_row_independence.py checks that both give the same bits.
-The small shared formulas (`affine`, `normalized`) are written once here and used by both.
+The small shared formulas (`apply_affine`, `normalized`) are written once here and used by both.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ TINY = 2.0**-1022  # smallest normal float64: the floor of ε/s² when ε > 0 (s
 # ---- shared formulas: numpy arrays here, float64 scalars in the compiled loop -------------------------------------
 
 
-def affine(xhat, gamma, beta):
+def apply_affine(xhat, gamma, beta):
     """y = γ·x̂ + β: the only place this formula is written."""
     return xhat * gamma + beta
 
@@ -199,6 +199,9 @@ def moments(x: np.ndarray, axes: tuple[int, ...], *, center: bool = True) -> Mom
 # ---- running statistics (BatchNorm): PyTorch's rule, and the same rule on numbers kept as m·2^e ----------------
 
 
+BN_MOMENTUM = 0.1  # PyTorch's default for BatchNorm's running statistics (lnlib.BatchNorm and lnlib.training's MLP)
+
+
 def running_update(old, batch, momentum: float, count: int | None = None):
     """new = (1 − momentum)·old + momentum·batch, the running-statistics rule of PyTorch's BatchNorm, in float64.
 
@@ -320,7 +323,7 @@ def normalize_chunks(x, bits, out, gamma, beta, eps, n_chunks):  # pragma: no co
 
 
 def normalize_rows(x, bits, out, gamma, beta, eps, lo, hi, xb, bt, bq):  # pragma: no cover - compiled
-    """Rows lo..hi−1 of the 2-D array x → out, exactly as `moments(...).xhat` followed by `affine` in float64.
+    """Rows lo..hi−1 of the 2-D array x → out, exactly as `moments(...).xhat` followed by `apply_affine` in float64.
 
     xb: a float64 work buffer of length d (float32 rows widened once, rescaled rows); bt, bq: d // 2 (the sums).
     Rows whose length is divisible by 8 (the common case) fold their first three levels in one pass, and a
@@ -409,7 +412,7 @@ def finish(xs, y, gamma, beta, eps, s, mean, st, sq):  # pragma: no cover - comp
         var = 0.0
     r = inv_std_scalar(var, eps, s)
     for j in range(d):
-        y[j] = affine(normalized(xs[j], mean, shift, r), gamma[j], beta[j])
+        y[j] = apply_affine(normalized(xs[j], mean, shift, r), gamma[j], beta[j])
 
 
 # The first three levels of `tree_sum` in one pass, for rows of length 8·e: the 8 values j + k·e added in the
@@ -493,7 +496,7 @@ def fold(b, n, carry, has_carry):  # pragma: no cover - compiled
 
 
 COMPILED_HELPERS = (
-    affine,
+    apply_affine,
     normalized,
     scale_scalar,
     inv_std_scalar,

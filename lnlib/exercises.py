@@ -352,7 +352,7 @@ def _dx_row(x, dy, *, mu_term: bool = True, sigma_term: bool = True, scale: bool
     return inside / x.std() if scale else inside
 
 
-_APPLE = TOKEN_MATRIX[2]
+_APPLE_ROW = TOKEN_MATRIX[2]
 _E1, _E4 = np.eye(4)[0], np.eye(4)[3]
 
 _NB08: dict[str, Exercise] = {  # exercises of notebook 08
@@ -497,14 +497,14 @@ _NB10: dict[str, Exercise] = {  # exercises of notebook 10
 }
 _NB11: dict[str, Exercise] = {  # exercises of notebook 11
     "11.rms_apple": Exercise(
-        _APPLE / np.sqrt(30),
+        _APPLE_ROW / np.sqrt(30),
         "平方的平均 = (4 + 16 + 36 + 64) / 4 = 30；每个数除以 √30。",
         mistakes=(
-            Mistake("这是 LayerNorm 的结果：RMSNorm 不减均值。", (_APPLE - 5) / _S3),
-            Mistake("忘了开根号：除以的是 √30。", _APPLE / 30),
-            rounded_early(_APPLE / round(np.sqrt(30), 1)),
-            Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", _APPLE / np.sqrt(40)),
-            Mistake("忘了除以 d：RMS 是平方的平均再开根号。", _APPLE / np.sqrt(120)),
+            Mistake("这是 LayerNorm 的结果：RMSNorm 不减均值。", (_APPLE_ROW - 5) / _S3),
+            Mistake("忘了开根号：除以的是 √30。", _APPLE_ROW / 30),
+            rounded_early(_APPLE_ROW / round(np.sqrt(30), 1)),
+            Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", _APPLE_ROW / np.sqrt(40)),
+            Mistake("忘了除以 d：RMS 是平方的平均再开根号。", _APPLE_ROW / np.sqrt(120)),
         ),
     ),
     "11.rms_small": Exercise(
@@ -542,27 +542,27 @@ _NB12: dict[str, Exercise] = {  # exercises of notebook 12
         ),
     ),
     "12.dx_first": Exercise(
-        _dx_row(_APPLE, _E1)[0],
+        _dx_row(_APPLE_ROW, _E1)[0],
         "括号里的第 1 个数是 1 − 0.25 − (−3/√5)(−0.75/√5) = 0.3，再乘 r = 1/√5。",
         mistakes=(
-            Mistake("忘了最后乘 r = 1/√(σ² + ε)。", _dx_row(_APPLE, _E1, scale=False)[0]),
-            Mistake("漏掉了来自 σ 的那一项 −x̂·mean(g ⊙ x̂)。", _dx_row(_APPLE, _E1, sigma_term=False)[0]),
-            Mistake("漏掉了来自 μ 的那一项 −mean(g)。", _dx_row(_APPLE, _E1, mu_term=False)[0]),
+            Mistake("忘了最后乘 r = 1/√(σ² + ε)。", _dx_row(_APPLE_ROW, _E1, scale=False)[0]),
+            Mistake("漏掉了来自 σ 的那一项 −x̂·mean(g ⊙ x̂)。", _dx_row(_APPLE_ROW, _E1, sigma_term=False)[0]),
+            Mistake("漏掉了来自 μ 的那一项 −mean(g)。", _dx_row(_APPLE_ROW, _E1, mu_term=False)[0]),
             Mistake(
                 "只算了直接的那一项 r·g：μ 和 σ 也依赖 x，后两项不能省。",
-                _dx_row(_APPLE, _E1, mu_term=False, sigma_term=False)[0],
+                _dx_row(_APPLE_ROW, _E1, mu_term=False, sigma_term=False)[0],
             ),
-            Mistake("符号反了。", -_dx_row(_APPLE, _E1)[0]),
+            Mistake("符号反了。", -_dx_row(_APPLE_ROW, _E1)[0]),
         ),
     ),
     "12.dx_last": Exercise(
-        _dx_row(_APPLE, _E4),
+        _dx_row(_APPLE_ROW, _E4),
         "g = [0, 0, 0, 1]，mean(g) = 0.25，mean(g ⊙ x̂) = 0.75/√5；括号里是 [0.2, −0.1, −0.4, 0.3]，再除以 √5。",
         mistakes=(
-            Mistake("这是 dy = [1, 0, 0, 0] 的结果（第 2 节）；这里 dy = [0, 0, 0, 1]。", _dx_row(_APPLE, _E1)),
-            Mistake("忘了最后乘 r = 1/√5。", _dx_row(_APPLE, _E4, scale=False)),
-            Mistake("漏掉了来自 σ 的那一项 −x̂·mean(g ⊙ x̂)。", _dx_row(_APPLE, _E4, sigma_term=False)),
-            Mistake("漏掉了来自 μ 的那一项 −mean(g)。", _dx_row(_APPLE, _E4, mu_term=False)),
+            Mistake("这是 dy = [1, 0, 0, 0] 的结果（第 2 节）；这里 dy = [0, 0, 0, 1]。", _dx_row(_APPLE_ROW, _E1)),
+            Mistake("忘了最后乘 r = 1/√5。", _dx_row(_APPLE_ROW, _E4, scale=False)),
+            Mistake("漏掉了来自 σ 的那一项 −x̂·mean(g ⊙ x̂)。", _dx_row(_APPLE_ROW, _E4, sigma_term=False)),
+            Mistake("漏掉了来自 μ 的那一项 −mean(g)。", _dx_row(_APPLE_ROW, _E4, mu_term=False)),
         ),
     ),
     "12.dbeta": Exercise(

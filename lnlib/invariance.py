@@ -4,7 +4,7 @@ Setting (as in the paper): a linear layer a = x Wᵀ (no bias; the bias lives af
 normalization of the summed inputs a. Each transform of Table 1 is applied to the weights or to the data, the
 layer is run again, and the two normalized outputs are compared: equal → invariant (✓), different → not (✗).
 
-The normalization is a parameter: `NORMS` maps a name to a function of the (N, H) summed inputs, so the BatchNorm
+The normalization is a parameter: `NORMALIZERS` maps a name to a function of the (N, H) summed inputs, so the BatchNorm
 columns (notebook 08) are one more entry. `verdicts("layer")` gives the LayerNorm row.
 ε is 0 here because the paper's invariances are exact only without ε. Introduced in notebook 05.
 """
@@ -24,19 +24,19 @@ from .stages import mean, normalize, std
 
 Norm = Callable[[np.ndarray], np.ndarray]
 
-NORMS: dict[str, Norm] = {
+NORMALIZERS: dict[str, Norm] = {
     "layer": lambda a: layer_norm(a, eps=0.0, axis=-1),  # each sample over its H hidden units
     "batch": lambda a: batch_norm(a, eps=0.0, axis=0),  # each hidden unit over the N samples (training mode)
 }
 """name → normalization of the summed inputs a (shape (N, H)); add entries for other normalizations."""
 
 __all__ = [
-    "NORMS",
+    "NORMALIZERS",
     "NORM_LABELS",
     "PAPER_TABLE1",
     "TRANSFORMS",
     "ScaleShift",
-    "Verdict",
+    "InvarianceVerdict",
     "batch_dependence",
     "linear_then_norm",
     "row_and_column_norms",
@@ -114,12 +114,12 @@ TRANSFORMS: tuple[Transform, ...] = (
 
 def linear_then_norm(W, X, norm: Norm | str = "layer") -> np.ndarray:
     """norm(X Wᵀ): X is (N, d_in) samples, W is (H, d_in); the result is (N, H)."""
-    fn = NORMS[norm] if isinstance(norm, str) else norm
+    fn = NORMALIZERS[norm] if isinstance(norm, str) else norm
     return fn(np.asarray(X, dtype=np.float64) @ np.asarray(W, dtype=np.float64).T)
 
 
 @dataclass(frozen=True)
-class Verdict:
+class InvarianceVerdict:
     transform: Transform
     max_change: float  # largest |output after − output before|
     invariant: bool
@@ -127,7 +127,7 @@ class Verdict:
 
 def verdicts(
     norm: Norm | str = "layer", *, n_samples: int = 8, d_in: int = 5, hidden: int = 4, seed: int = 0, tol: float = 1e-9
-) -> list[Verdict]:
+) -> list[InvarianceVerdict]:
     """Apply each Table 1 transform to a random linear layer + `norm`; report whether the output changed."""
     rng = np.random.default_rng(seed)
     W = rng.normal(size=(hidden, d_in))
@@ -137,7 +137,7 @@ def verdicts(
     for t in TRANSFORMS:
         W2, X2 = t.apply(W, X, rng)
         change = float(np.max(np.abs(linear_then_norm(W2, X2, norm) - before)))
-        out.append(Verdict(t, change, change <= tol))
+        out.append(InvarianceVerdict(t, change, change <= tol))
     return out
 
 
@@ -153,16 +153,16 @@ def batch_dependence(companion_scale: float, matrix=TOKEN_MATRIX):
     return batch_norm(batch, eps=1e-5)[:n], layer_norm(batch, eps=1e-5)[:n]
 
 
-def table1(norms=("layer",), **kwargs) -> dict[str, list[Verdict]]:
-    """`verdicts` for each normalization in `norms` (keys of NORMS): the computed columns of Table 1."""
+def table1(norms=("layer",), **kwargs) -> dict[str, list[InvarianceVerdict]]:
+    """`verdicts` for each normalization in `norms` (keys of NORMALIZERS): the computed columns of Table 1."""
     if isinstance(norms, str):
         norms = (norms,)
     norms = tuple(norms)
     if not norms:
         raise ValueError("norms: expected at least one normalization")
     for norm in norms:
-        if norm not in NORMS:
-            raise ValueError(f"norms: expected keys of NORMS {sorted(NORMS)}, got {norm!r}")
+        if norm not in NORMALIZERS:
+            raise ValueError(f"norms: expected keys of NORMALIZERS {sorted(NORMALIZERS)}, got {norm!r}")
     return {norm: verdicts(norm, **kwargs) for norm in norms}
 
 

@@ -1,4 +1,7 @@
-"""The course's words and number formatting, in one place: tables, plots and widgets import them from here.
+"""The course's words and number formatting: a word or format used in two or more modules lives here, and tables,
+plots and explorers import it (words of one figure or one table stay with it). Compute code returns codes ("post",
+"trains"), which the renderers turn into words; lnlib.training_map's outcome words (notebook 15 compares with them)
+are the one exception, taken from here.
 
 Chinese labels follow the project's spacing rule: one space between Chinese and Latin letters or digits
 ("第 1 维", not "第1维").
@@ -33,8 +36,16 @@ AXIS_MODES = {"row": "按行：每个 token 一组", "column": "按列：每一�
 AXIS_TITLES = {"row": "按行（LayerNorm）", "column": "按列", "all": "全表"}
 """Figure titles of the same three groupings."""
 
-RESIDUAL_FORMS = {"post": "Post-LN", "pre": "Pre-LN", "none": "无归一化", "deepnorm": "DeepNorm"}
-"""Where the normalization sits in a residual block (notebook 09)."""
+NO_NORM = "无归一化"
+
+RESIDUAL_FORMS = {"post": "Post-LN", "pre": "Pre-LN", "none": NO_NORM, "deepnorm": "DeepNorm"}
+"""Where the normalization sits in a residual block (notebooks 09 and 15)."""
+
+NORM_NAMES = {"none": NO_NORM, "layer": "LayerNorm", "batch": "BatchNorm", "rms": "RMSNorm"}
+"""The normalizations of notebook 15's MLP (lnlib.training.NORMS)."""
+
+OUTCOME_WORDS = {"trains": "学会", "stuck": "卡住", "diverged": "发散"}
+"""How a training run ended (notebook 15): learned, stuck (no blow-up, the loss did not halve), diverged."""
 
 NORM_LABELS = {"layer": "层归一化（LayerNorm）", "batch": "批归一化（BatchNorm）"}
 """Normalizations compared in the invariance experiment (notebooks 05 and 08)."""
@@ -60,9 +71,14 @@ def dim_labels(d: int) -> list[str]:
     return [dim_label(i + 1) for i in range(d)]
 
 
+def layer_label(i: int) -> str:
+    """The label of layer i (1-based): "第 1 层"."""
+    return f"第 {i} 层"
+
+
 def layer_labels(n: int) -> list[str]:
     """Labels 第 1 层 … 第 n 层."""
-    return [f"第 {i + 1} 层" for i in range(n)]
+    return [layer_label(i + 1) for i in range(n)]
 
 
 def residual_form(key: str) -> str:

@@ -23,7 +23,6 @@ import asyncio
 import math
 import struct
 import zlib
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 
 import numpy as np
@@ -37,6 +36,7 @@ from matplotlib.image import AxesImage
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
+from ._lru import LRU
 from .labels import number
 
 DPI = 100  # the explorers show the PNG at its natural size, as the static figures are stored (plots.to_png)
@@ -60,7 +60,7 @@ class LiveFigure:
         self._images: dict[AxesImage, np.ndarray] = {}  # the data each animated image showed last
         self._laid_out = False
         self._fits = False  # the last `fits()` held and no y axis has been drawn anew since
-        self._cache: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._cache = LRU(CACHE_SIZE)  # PNG bytes by the explorer's key
         self.frames = 0  # frames actually drawn (cache hits excluded): tests and benchmarks read it
         self.redrawn = 0  # animated artists drawn for the last frame: tests read it
 
@@ -138,11 +138,12 @@ class LiveFigure:
             self.fig.set_layout_engine(self._engine)
         self._laid_out = False
 
+    def forget_frames(self) -> None:
+        """Empty the frame cache (the figure, its layout and its background stay)."""
+        self._cache.clear()
+
     def cached(self, key: Hashable) -> bytes | None:
-        png = self._cache.get(key)
-        if png is not None:
-            self._cache.move_to_end(key)
-        return png
+        return self._cache.get(key)
 
     def png(self, key: Hashable | None = None) -> bytes:
         """Draw the current state and return it as PNG bytes (stored under `key` when given).
@@ -181,9 +182,7 @@ class LiveFigure:
         data = encode_png(frame)
         self.frames += 1
         if key is not None:
-            self._cache[key] = data
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+            self._cache.put(key, data)
         return data
 
     def _redraw_dirty(self, canvas, frame: np.ndarray) -> None:
@@ -238,6 +237,19 @@ class LiveFigure:
             ys = bottom + (top - bottom) * np.array([r0, r1]) / rows
         corners = image.axes.transData.transform(np.column_stack([xs, ys]))
         return Bbox.from_extents(*corners.min(axis=0), *corners.max(axis=0))
+
+    @property
+    def has_background(self) -> bool:
+        """True once the static background is kept: later frames only draw the moving artists over it."""
+        return self._background is not None
+
+    def fitted_png(self, key: Hashable | None = None) -> bytes:
+        """The frame; drawn again with a new layout when new tick labels no longer fit a borrowed or frozen one."""
+        png = self.png(key)
+        if not self.fits():
+            self.relayout()
+            png = self.png(key)
+        return png
 
     def _blit(self, artists: Iterable[Artist], clip: Bbox | None = None) -> None:
         """Draw `artists`; an image only inside `clip` (resampling an image costs in proportion to its area)."""

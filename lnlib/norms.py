@@ -18,14 +18,14 @@ from ._checks import (
     param_array,
     result_dtype,
 )
-from ._stats import Scaled, affine, moments, to_dtype
+from ._stats import BN_MOMENTUM, Scaled, apply_affine, moments, to_dtype
 
 
 def _output(xhat64: np.ndarray, x: np.ndarray, gamma, beta, dtype=None) -> np.ndarray:
     """γ·x̂ + β in float64 (γ = 1, β = 0 when None, as in the compiled loop), rounded once to the result dtype
     (the widest of x, γ, β unless `dtype` is given)."""
     with np.errstate(over="ignore", invalid="ignore"):  # beyond the float range is inf, silently (honest)
-        y = affine(xhat64, 1.0 if gamma is None else gamma, 0.0 if beta is None else beta)
+        y = apply_affine(xhat64, 1.0 if gamma is None else gamma, 0.0 if beta is None else beta)
     return to_dtype(y, result_dtype(x, gamma, beta) if dtype is None else dtype)
 
 
@@ -132,7 +132,7 @@ class BatchNorm:
     NaN or inf is refused (it would leave NaN in the running statistics), eval mode normalizes it element by element.
     """
 
-    def __init__(self, num_features: int, *, eps: float = 1e-5, momentum: float = 0.1):
+    def __init__(self, num_features: int, *, eps: float = 1e-5, momentum: float = BN_MOMENTUM):
         if isinstance(num_features, bool) or not isinstance(num_features, int | np.integer):
             raise TypeError(f"num_features: expected a positive int, got {num_features!r:.60}")
         if not 1 <= num_features <= MAX_FEATURES:

@@ -9,6 +9,11 @@ the PNG as `{"image/png": {"alt": …}}` output metadata, which JupyterLab and n
 Colours come from the Okabe–Ito palette (readable with every common colour-vision deficiency), every series
 on one axes also differs in marker or dash, and every text colour has a contrast of at least 4.5:1 with
 what lies behind it (`ink_on` picks black or white for text on coloured cells).
+
+Each figure an explorer moves has a handle defined next to its builder (`StageFigure`, `EpsilonFigure`,
+`ScaleShiftFigure`, `ValueHeatmapFigure`, `HighlightFigure`, `DepthFigure`, `AttentionFigure`): it builds the
+figure for a first result, names the artists that move (`moving`), and `update(result)` moves them to another
+result of the same shape, returning the artists it changed. Nothing else touches a figure's artists.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own
 from .groups import Selection
 from .invariance import ScaleShift
 from .labels import AXIS_TITLES, dim_label, number, residual_form, vector_text
+from .live import moving_artists, set_bars, set_cells, split_title
 from .pitfalls import EpsilonEffect
 from .stages import LayerNormSteps
 
@@ -369,8 +375,9 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
     positions = np.arange(1, values.size + 1)
     ax.bar(positions, shown, color=color, edgecolor=INK, linewidth=0.6)
     ax.axhline(0, color=GUIDE, linewidth=0.8, gid="guide")
+    dashed = None
     if hline is not None:
-        ax.axhline(hline / factor, color=ACCENT, linestyle="--", linewidth=1.2, gid="guide")
+        dashed = ax.axhline(hline / factor, color=ACCENT, linestyle="--", linewidth=1.2, gid="guide")
     if factor != 1:
         ax.set_ylabel(_factor_label(factor), fontsize=8)
         if ylim is not None:
@@ -391,10 +398,16 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.margins(y=0.2)
+    return dashed
 
 
 def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
     """Bar charts of one vector at each stage: x (with μ dashed), x − μ, x̂ (and y when `affine`)."""
+    return _stage_figure(steps, affine)[0]
+
+
+def _stage_figure(steps: LayerNormSteps, affine: bool):
+    """`stage_bars`' figure and the dashed μ line of its x panel (for `StageFigure`)."""
     _steps(steps)
     use_cjk_font()
     mu, std_eps = float(steps.mean), float(steps.std_eps)
@@ -409,9 +422,71 @@ def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
         alt += f"；输出 y = γ ⊙ x̂ + β = {vector_text(steps.output)}"
     fig = _new_figure((3.0 * len(panels), 2.8), alt + "。")
     axes = fig.subplots(1, len(panels))
-    for ax, (values, color, title, hline) in zip(axes, panels, strict=True):
-        _bars(ax, values, color, title, hline=hline)
-    return fig
+    dashed = [
+        _bars(ax, v, color, title, hline=hline) for ax, (v, color, title, hline) in zip(axes, panels, strict=True)
+    ]
+    return fig, dashed[0]
+
+
+def _xhat_bound(d: int) -> float:
+    """The largest max |x̂| any row of d numbers can have as ε → 0: √(d − 1), reached when one value differs from
+    all the others (Samuelson's inequality); 1 for d = 1. An axis this tall fits every row of that length."""
+    return math.sqrt(d - 1) if d > 1 else 1.0
+
+
+class StageFigure:
+    """`stage_bars` kept for rows of one length (notebook 03's explorer): `update(steps)` moves it to another row of
+    that length or another ε. The x̂ panel keeps one y axis for every row of the length (the largest |x̂| such a row
+    can have as ε → 0), so its bars visibly shrink as ε grows and a new row redraws no axis there."""
+
+    def __init__(self, steps: LayerNormSteps):
+        _steps(steps)
+        self.fig, self._mean_line = _stage_figure(steps, affine=False)
+        self._x, self._centered, self._xhat = self.fig.axes
+        bound = 1.3 * _xhat_bound(steps.x.size)  # every row of this length fits: no new axis per typed row
+        self._xhat.set_ylim(-bound, bound)
+        self._divisor = split_title(self._xhat, r"归一化 $\hat{x}$", self._divisor_text(steps))
+        self._mean = split_title(self._x, r"输入 $x$", self._mean_text(steps))  # mathtext laid out once
+        self._row = np.asarray(steps.x, dtype=np.float64).tobytes()
+        # a row of the same length only moves these: bars, texts and the y axes of x and x − μ
+        self.moving = [
+            *moving_artists(self._x),
+            *moving_artists(self._centered),
+            self._x.yaxis,
+            self._centered.yaxis,
+            *moving_artists(self._xhat),
+            self._mean,
+            self._divisor,
+        ]
+
+    @staticmethod
+    def _mean_text(steps) -> str:
+        return f"虚线：μ = {float(steps.mean):.4g}"
+
+    @staticmethod
+    def _divisor_text(steps) -> str:
+        return f"÷ √(σ²+ε) = {float(steps.std_eps):.4g}"
+
+    def update(self, steps: LayerNormSteps) -> list:
+        """Move the figure to `steps` (a row of the same length); returns the artists changed."""
+        _steps(steps)
+        moved = []
+        row = np.asarray(steps.x, dtype=np.float64).tobytes()
+        if row != self._row:  # a new row: new bars and y axes for x and x − μ
+            for ax, (values, _, _, hline) in zip((self._x, self._centered), stage_panels(steps), strict=False):
+                set_bars(ax, values)
+                if hline is not None:
+                    self._mean_line.set_ydata([hline, hline])
+                ax.relim()
+                ax.autoscale_view(scalex=False)
+                ax.yaxis.stale = True  # new limits: new ticks
+                moved += [ax, ax.yaxis]
+            self._mean.set_text(self._mean_text(steps))
+            moved.append(self._mean)
+            self._row = row
+        set_bars(self._xhat, steps.normalized)
+        self._divisor.set_text(self._divisor_text(steps))
+        return [*moved, self._xhat, self._divisor]
 
 
 def stage_panels(steps: LayerNormSteps, *, affine: bool = False) -> list[tuple]:
@@ -476,6 +551,11 @@ def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
     "column": the cells of column `index` (one dimension across tokens); "all": every cell.
     Takes `groups.selection(matrix, mode, index)`.
     """
+    return _highlight_figure(selection, tokens)[0]
+
+
+def _highlight_figure(selection: Selection, tokens):
+    """`highlight_heatmap`'s figure and its frame (for `HighlightFigure`)."""
     sel = _expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
     values, mask = sel.matrix, sel.mask
     n, d = values.shape
@@ -507,7 +587,7 @@ def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
                 fontsize=11,  # one weight: the bundled CJK font has no bold face; the frame marks the group
             )
     rows, cols = np.nonzero(mask)
-    ax.add_patch(
+    frame = ax.add_patch(
         Rectangle(
             (cols.min() - 0.5, rows.min() - 0.5),
             cols.max() - cols.min() + 1,
@@ -521,7 +601,38 @@ def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
     ax.set_yticks(range(n), tokens)
     stats = f"$\\mu$ = {sel.mean:.4g}，$\\sigma$ = {sel.std:.4g}"
     ax.set_title(f"{AXIS_TITLES[sel.mode]}：参与统计的 {sel.size} 个数  {stats}", fontsize=10)
-    return fig
+    return fig, frame
+
+
+class HighlightFigure:
+    """`highlight_heatmap` kept (notebook 02's explorer): `update(selection)` moves the frame, the shading and the
+    title to another group of the same matrix. The title is plain text (μ, σ as letters, not mathtext), so a new
+    title per frame stays cheap."""
+
+    def __init__(self, selection: Selection, tokens=TOKENS):
+        self.fig, self._frame = _highlight_figure(selection, tokens)
+        self._ax = self.fig.axes[0]
+        self._texts = [t.get_text() for t in self._ax.texts]  # the numbers never change, only their inks
+        self._ax.title.set_text(self._title_text(selection))
+        self.moving = [*moving_artists(self._ax), self._ax.title]
+
+    @staticmethod
+    def _title_text(sel) -> str:
+        return f"{AXIS_TITLES[sel.mode]}：参与统计的 {sel.size} 个数  μ = {sel.mean:.4g}，σ = {sel.std:.4g}"
+
+    def update(self, selection: Selection) -> list:
+        """Show `selection` (a group of the same matrix); returns the artists changed."""
+        sel = _expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
+        shade = np.where(sel.mask, 1.0, 0.15)
+        d = shade.shape[1]
+        texts = [self._texts[i * d : (i + 1) * d] for i in range(len(shade))]
+        set_cells(self._ax, shade, texts, colors=lambda rgba: highlight_inks(sel.mask, rgba))
+        rows, cols = np.nonzero(sel.mask)
+        self._frame.set_bounds(
+            cols.min() - 0.5, rows.min() - 0.5, cols.max() - cols.min() + 1, rows.max() - rows.min() + 1
+        )
+        self._ax.title.set_text(self._title_text(sel))
+        return [self._ax, self._frame, self._ax.title]
 
 
 # --- notebooks 04–07: ε, what is kept and lost, γ and β ---------------------------------------------
@@ -544,6 +655,11 @@ def epsilon_plot(effect: EpsilonEffect, *, eps_range=EPS_RANGE) -> Figure:
     Takes `pitfalls.epsilon_effect(x, eps)`.
     """
     e = _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
+    return _epsilon_figure(e, eps_range)[0]
+
+
+def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
+    """`epsilon_plot`'s figure and the artists `EpsilonFigure` moves."""
     lo, hi = (float(v) for v in eps_range)
     if not 0 < lo < hi < np.inf:
         raise ValueError(f"eps_range: expected 0 < low < high, got {eps_range!r}")
@@ -563,16 +679,19 @@ def epsilon_plot(effect: EpsilonEffect, *, eps_range=EPS_RANGE) -> Figure:
         ylim=(-1.25 * e.limit, 1.25 * e.limit),
     )
     grid = np.logspace(np.log10(lo), np.log10(hi), 200)
-    right.semilogx(grid, pitfalls.kept_variance(e.sigma, grid), color=OKABE_ITO["blue"], linewidth=1.8)
+    (curve,) = right.semilogx(grid, pitfalls.kept_variance(e.sigma, grid), color=OKABE_ITO["blue"], linewidth=1.8)
+    marker = None
     if e.eps > 0:
-        right.plot([e.eps], [e.kept], linestyle="none", marker="o", markersize=7, color=ACCENT, markeredgecolor=INK)
+        (marker,) = right.plot(
+            [e.eps], [e.kept], linestyle="none", marker="o", markersize=7, color=ACCENT, markeredgecolor=INK
+        )
     right.axhline(1.0, color=GUIDE, linestyle="--", linewidth=0.8, gid="guide")
     # the ε = σ² guide and its label, hidden (and parked on the axis) when σ² lies off it: a live figure can then
-    # move them to another row's σ² (lnlib.widgets.EpsilonExplorer)
+    # move them to another row's σ² (EpsilonFigure)
     shown = epsilon_guide_shown(e, eps_range)
     at = e.sigma**2 if shown else lo
-    right.axvline(at, color=GUIDE, linestyle=":", linewidth=1, gid="guide", visible=shown)
-    right.annotate(
+    guide = right.axvline(at, color=GUIDE, linestyle=":", linewidth=1, gid="guide", visible=shown)
+    guide_label = right.annotate(
         r"$\varepsilon=\sigma^2$",
         (at, 0.05),
         xytext=(4, 0),
@@ -584,7 +703,47 @@ def epsilon_plot(effect: EpsilonEffect, *, eps_range=EPS_RANGE) -> Figure:
     right.set_ylim(-0.05, 1.1)
     right.set_xlabel(r"$\varepsilon$（对数刻度）", fontsize=9)
     right.set_title(r"$\hat{x}$ 的方差 $=\sigma^2/(\sigma^2+\varepsilon)$", fontsize=10)
-    return fig
+    return fig, {"curve": curve, "marker": marker, "guide": guide, "guide_label": guide_label}
+
+
+class EpsilonFigure:
+    """`epsilon_plot` kept for rows of one length (notebook 04's explorer): `update(effect)` moves the bars, the
+    marked point and, for a new row, the curve and the ε = σ² guide."""
+
+    def __init__(self, effect: EpsilonEffect, *, eps_range=EPS_RANGE):
+        e = _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
+        self.fig, parts = _epsilon_figure(e, eps_range)
+        self._eps_range = eps_range
+        self._curve, self._marker = parts["curve"], parts["marker"]
+        self._guide, self._guide_label = parts["guide"], parts["guide_label"]
+        self._bars, right = self.fig.axes[:2]
+        bound = 1.25 * _xhat_bound(e.x.size)  # every row of this length fits
+        self._bars.set_ylim(-bound, bound)
+        self._title = split_title(self._bars, r"$\hat{x}$", f"ε = {e.eps:.0e}")
+        self._row = e.x.tobytes()
+        self.moving = [*moving_artists(self._bars), self._title, *moving_artists(right)]
+
+    def update(self, effect: EpsilonEffect) -> list:
+        """Move the figure to `effect` (a row of the same length); returns the artists changed."""
+        e = _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
+        set_bars(self._bars, e.steps.normalized)
+        self._title.set_text(f"ε = {e.eps:.0e}")
+        moved = [self._bars, self._title]
+        if self._marker is not None:
+            self._marker.set_data([e.eps], [e.kept])
+            moved.append(self._marker)
+        row = e.x.tobytes()
+        if row != self._row:  # another row: its curve and its σ² guide
+            self._curve.set_ydata(pitfalls.kept_variance(e.sigma, self._curve.get_xdata()))
+            shown, at = epsilon_guide_shown(e, self._eps_range), e.sigma**2
+            for artist in (self._guide, self._guide_label):
+                artist.set_visible(shown)
+            if shown:
+                self._guide.set_xdata([at, at])
+                self._guide_label.xy = (at, self._guide_label.xy[1])
+            moved += [self._curve, self._guide, self._guide_label]
+            self._row = row
+        return moved
 
 
 def scale_shift_bars(result: ScaleShift, *, ylim=None) -> Figure:
@@ -601,6 +760,45 @@ def scale_shift_bars(result: ScaleShift, *, ylim=None) -> Figure:
     _bars(left, r.moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {r.scale:.3g}，$b$ = {r.shift:.3g}）", ylim=ylim)
     _bars(right, r.normalized, COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2))
     return fig
+
+
+class ScaleShiftFigure:
+    """`scale_shift_bars` kept for rows of one length (notebook 05's explorer). The a·x + b panel gets a fixed axis
+    that fits every a in `scales` and b in `shifts` (so the bars visibly move); `update(result)` moves the bars
+    and, for a new row, that axis."""
+
+    def __init__(self, result: ScaleShift, *, scales: tuple[float, float], shifts: tuple[float, float]):
+        r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+        self._top, self._reach = float(max(scales)), float(max(abs(v) for v in shifts))
+        self.fig = scale_shift_bars(r, ylim=self.ylim(r.x))
+        self._moved, self._normalized = self.fig.axes
+        self._title = split_title(self._moved, r"$a\cdot x+b$", self._title_text(r))
+        self._row = np.asarray(r.x, dtype=np.float64).tobytes()
+        self.moving = [*moving_artists(self._moved), self._moved.yaxis, self._title, *moving_artists(self._normalized)]
+
+    def ylim(self, x) -> tuple[float, float]:
+        """The a·x + b axis for the row x: it fits every slider position."""
+        reach = self._top * float(np.max(np.abs(x))) + self._reach
+        return -1.05 * reach, 1.05 * reach
+
+    @staticmethod
+    def _title_text(r) -> str:
+        return f"a = {r.scale:.3g}，b = {r.shift:.3g}"
+
+    def update(self, result: ScaleShift) -> list:
+        """Move the figure to `result` (a row of the same length); returns the artists changed."""
+        r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+        moved = []
+        row = np.asarray(r.x, dtype=np.float64).tobytes()
+        if row != self._row:  # a new vector of the same length: a new fixed axis, same figure
+            self._moved.set_ylim(*self.ylim(r.x))
+            self._moved.yaxis.stale = True  # new limits: new ticks (only this panel is drawn again)
+            moved.append(self._moved.yaxis)
+            self._row = row
+        set_bars(self._moved, r.moved)
+        self._title.set_text(self._title_text(r))
+        set_bars(self._normalized, r.normalized)
+        return [*moved, self._moved, self._title, self._normalized]
 
 
 def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None) -> Figure:
@@ -630,6 +828,22 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
     if title:
         ax.set_title(title, fontsize=10)
     return fig
+
+
+class ValueHeatmapFigure:
+    """`value_heatmap` kept with a fixed colour scale (notebook 06's explorer): `update(matrix)` recolours the
+    cells and rewrites their numbers (only the cells that changed are redrawn)."""
+
+    def __init__(self, matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None):
+        self.fig = value_heatmap(matrix, tokens, title=title, limit=limit)
+        self._ax = self.fig.axes[0]
+        self.moving = moving_artists(self._ax)
+
+    def update(self, matrix) -> list:
+        """Show `matrix` (same shape); returns the axes changed."""
+        values = _matrix(matrix)
+        set_cells(self._ax, values, [[number(v) for v in row] for row in values], colors=inks_on)
+        return [self._ax]
 
 
 def jacobian_heatmap(jac, *, title: str = "") -> Figure:
@@ -737,63 +951,6 @@ def ln_vs_bn(layer, batch, tokens=TOKENS) -> Figure:
     return fig
 
 
-def norm_axes_diagram(channels: int = 6, batch: int = 4, groups: int = 2) -> Figure:
-    """Notebook 08: BatchNorm, LayerNorm, InstanceNorm and GroupNorm as choices of axes (after Wu & He 2018, Fig. 2).
-
-    Each cell is one sample × one channel (holding its H×W pixels or T positions); the shaded cells share one μ, σ.
-    `groups` must divide `channels`.
-    """
-    channels, batch, groups = (
-        _positive_int(v, k) for k, v in (("channels", channels), ("batch", batch), ("groups", groups))
-    )
-    if channels % groups:
-        raise ValueError(f"groups: expected a divisor of channels = {channels}, got {groups}")
-    use_cjk_font()
-    size = channels // groups
-    masks = {
-        "BatchNorm：同一通道，跨整个批量": lambda n, c: c == 0,
-        "LayerNorm：同一样本，跨所有通道": lambda n, c: n == 0,
-        "InstanceNorm：同一样本的同一通道": lambda n, c: n == 0 and c == 0,
-        f"GroupNorm：同一样本，一组 {size} 个通道": lambda n, c: n == 0 and c < size,
-    }
-    alt = (
-        f"四幅示意图，每幅是 {batch} 个样本 × {channels} 个通道的格子，涂色的格子共用一组 μ、σ："
-        f"BatchNorm 涂一个通道的全部 {batch} 个样本；LayerNorm 涂一个样本的全部 {channels} 个通道；"
-        f"InstanceNorm 只涂一个样本的一个通道；GroupNorm 涂一个样本的一组 {size} 个通道（共 {groups} 组）。"
-    )
-    fig = _new_figure((12, 3.3), alt)
-    for ax, (title, chosen) in zip(fig.subplots(1, 4), masks.items(), strict=True):
-        for n in range(batch):
-            for c in range(channels):
-                color = HIGHLIGHT if chosen(n, c) else PALE
-                ax.add_patch(
-                    Rectangle(
-                        (n, channels - 1 - c),
-                        0.92,
-                        0.92,
-                        facecolor=color,
-                        edgecolor=INK if chosen(n, c) else PALE,
-                        linewidth=1.0,
-                    )
-                )
-        ax.set_xlim(-0.2, batch + 0.1)
-        ax.set_ylim(-0.2, channels + 0.1)
-        ax.set_aspect("equal")
-        ax.set_xticks([i + 0.46 for i in range(batch)], [f"样本 {i + 1}" for i in range(batch)], fontsize=8)
-        ax.set_yticks(
-            [channels - 1 - c + 0.46 for c in range(channels)], [f"通道 {c + 1}" for c in range(channels)], fontsize=8
-        )
-        ax.tick_params(length=0)
-        for side in ax.spines.values():
-            side.set_visible(False)
-        ax.set_title(title, fontsize=9.5)
-    fig.suptitle(
-        "每个格子 = 一个样本的一个通道（格子里还有 H×W 个像素或 T 个位置）；橙色格子共用一组 $\\mu,\\sigma$",
-        fontsize=10,
-    )
-    return fig
-
-
 def _box(ax, x, y, text, color, w=1.6, h=0.5):
     ax.add_patch(
         FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.05", facecolor=color, edgecolor=GUIDE)
@@ -878,6 +1035,11 @@ def depth_lines(
     The points sit at `x` when given (e.g. the depths [3, 6, 12, 24]), else at start, start + 1, …
     `guides` maps a label to values drawn as thin reference lines at the same positions (e.g. a 1/√L law).
     """
+    return _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides)[0]
+
+
+def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
+    """`depth_lines`' figure and its series' lines, in the order of `series` (for `DepthFigure`)."""
     if not isinstance(series, dict) or not series:
         raise ValueError(f"series: expected a non-empty dict of residual form → values, got {series!r:.60}")
     data = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in series.items()}
@@ -901,8 +1063,9 @@ def depth_lines(
         f"折线图：{title + '，' if title else ''}纵轴是 {ylabel}{log_note}，{where}：{lines}。",
     )
     ax = fig.subplots()
-    for i, (key, values) in enumerate(data.items()):
-        ax.plot(positions, values, label=residual_form(key), **form_style(key, i))
+    lines = [
+        ax.plot(positions, v, label=residual_form(k), **form_style(k, i))[0] for i, (k, v) in enumerate(data.items())
+    ]
     for i, (label, values) in enumerate(guides.items()):
         ax.plot(positions, values, label=label, gid="guide", **_GUIDE_STYLES[i % len(_GUIDE_STYLES)])
     if logy:
@@ -914,7 +1077,33 @@ def depth_lines(
     ax.legend(fontsize=9)
     if title:
         ax.set_title(title, fontsize=10)
-    return fig
+    return fig, lines
+
+
+class DepthFigure:
+    """`depth_lines` of one value per layer, kept (notebook 09's explorer): one x axis for every depth up to
+    `max_depth` (the lines grow to the right); `update(series)` moves the lines and the y axis."""
+
+    def __init__(self, series: dict, *, max_depth: int, xlabel: str, ylabel: str):
+        self.fig, self._lines = _depth_figure(series, xlabel, ylabel, "", 1, None, False, None)
+        self._ax = self.fig.axes[0]
+        self._ax.set_xlim(0.5, max_depth + 0.5)
+        # only the y axis, the lines and the legend change from frame to frame; the rest stays in the background
+        self.moving = [*self._lines, self._ax.yaxis, self._ax.get_legend()]
+
+    def update(self, series: dict) -> list:
+        """Show `series` (the same forms, any depth); returns the artists changed."""
+        if not isinstance(series, dict) or len(series) != len(self._lines):
+            raise ValueError(f"series: expected {len(self._lines)} series, got {series!r:.60}")
+        for line, values in zip(self._lines, series.values(), strict=True):
+            values = np.asarray(values, dtype=np.float64).reshape(-1)
+            line.set_data(np.arange(1, values.size + 1), values)
+        self._ax.set_autoscaley_on(True)
+        self._ax.relim()
+        self._ax.autoscale_view(scalex=False)
+        self._ax.set_ylim(bottom=0)
+        self._ax.yaxis.stale = True  # new limits: new ticks and grid lines
+        return [*self._lines, self._ax.yaxis]
 
 
 def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
@@ -922,6 +1111,11 @@ def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
 
     `entropy` is `transformer.entropy(weights)`, one value per row.
     """
+    return _attention_figure(weights, tokens, entropy, title)[0]
+
+
+def _attention_figure(weights, tokens, entropy, title):
+    """`attention_panel`'s figure, its entropy bars and their labels (for `AttentionFigure`)."""
     w = _matrix(weights, "weights")
     n, m = w.shape
     if n != m:
@@ -945,10 +1139,9 @@ def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
     left.set_xlabel("被关注的 token（key）")
     left.set_ylabel("发出查询的 token（query）")
     left.set_title("注意力权重（每行和为 1）", fontsize=10)
-    right.barh(range(n), h, color=OKABE_ITO["sky_blue"], edgecolor=INK, linewidth=0.6)
+    bars = right.barh(range(n), h, color=OKABE_ITO["sky_blue"], edgecolor=INK, linewidth=0.6)
     right.axvline(np.log(m), color=ACCENT, linestyle="--", linewidth=1.2, gid="guide")
-    for i, v in enumerate(h):
-        right.text(v, i, f" {v:.3f}", va="center", fontsize=9, color=INK)
+    texts = [right.text(v, i, f" {v:.3f}", va="center", fontsize=9, color=INK) for i, v in enumerate(h)]
     right.set_yticks(range(n), tokens)
     right.invert_yaxis()
     right.set_xlim(0, max(np.log(m), 1.0) * 1.25)  # one key: ln 1 = 0, the axis still needs a width
@@ -956,4 +1149,25 @@ def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
     right.set_title("每行的熵：越小越「尖」", fontsize=10)
     if title:
         fig.suptitle(title, fontsize=11)
-    return fig
+    return fig, list(bars), texts
+
+
+class AttentionFigure:
+    """`attention_panel` kept (notebook 10's explorer): `update(weights, entropy)` recolours the weights and moves
+    the entropy bars."""
+
+    def __init__(self, weights, tokens, *, entropy):
+        self.fig, self._bars, self._labels = _attention_figure(weights, tokens, entropy, "")
+        self._weights, right = self.fig.axes[:2]
+        self.moving = [*moving_artists(self._weights), *moving_artists(right)]
+
+    def update(self, weights, entropy) -> list:
+        """Show `weights` (same shape) and their `entropy`; returns the artists changed."""
+        w = _matrix(weights, "weights")
+        set_cells(self._weights, w, [[f"{v:.3f}" for v in row] for row in w], colors=inks_on)
+        h = np.asarray(entropy, dtype=np.float64).reshape(-1)
+        for bar, label, (i, v) in zip(self._bars, self._labels, enumerate(h), strict=True):
+            bar.set_width(v)
+            label.set_text(f" {v:.3f}")
+            label.set_position((v, i))
+        return [self._weights, *self._bars, *self._labels]

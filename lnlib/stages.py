@@ -64,7 +64,7 @@ def affine(x_hat, gamma=None, beta=None) -> np.ndarray:
     g = param_array(gamma, arr, axes, "gamma")
     b = param_array(beta, arr, axes, "beta")
     with np.errstate(over="ignore", invalid="ignore"):  # beyond the float range is inf, silently (the honest value)
-        y = _stats.affine(arr.astype(np.float64), 1.0 if g is None else g, 0.0 if b is None else b)
+        y = _stats.apply_affine(arr.astype(np.float64), 1.0 if g is None else g, 0.0 if b is None else b)
     return to_dtype(y, result_dtype(arr, g, b))  # computed in float64, rounded once
 
 
@@ -101,7 +101,7 @@ def layer_norm_steps(x, gamma=None, beta=None, eps: float = 1e-5) -> LayerNormSt
     with np.errstate(over="ignore", invalid="ignore"):
         centered = m.scale * m.centered(x64)
         xhat = m.xhat(x64, eps)
-        output = to_dtype(_stats.affine(xhat, g, b), out_dtype)  # the bits of layer_norm(x, γ, β)
+        output = to_dtype(_stats.apply_affine(xhat, g, b), out_dtype)  # the bits of layer_norm(x, γ, β)
     return LayerNormSteps(
         x=arr.copy(),
         eps=eps,

@@ -23,7 +23,7 @@ from . import invariance
 from ._checks import as_real_array
 from .data import TOKENS
 from .groups import GroupStats
-from .invariance import ScaleShift, Verdict
+from .invariance import InvarianceVerdict, ScaleShift
 from .labels import (
     AXIS_MODES,
     SCALAR_COLUMN,
@@ -402,7 +402,7 @@ def row_stats_table(stats: GroupStats, tokens=TOKENS, *, caption: str = "", name
     )
 
 
-def invariance_table(results: dict[str, list[Verdict]]) -> Table:
+def invariance_table(results: dict[str, list[InvarianceVerdict]]) -> Table:
     """Ba, Kiros & Hinton (2016) Table 1, computed: one ✓/✗ column (and the largest output change) per norm.
 
     Takes `invariance.table1(norms)`. A "论文" column per norm shows what the paper states, when

@@ -26,7 +26,8 @@ in the last digits (a batched matmul may block its sums differently; `train_mlp`
 batch of one). A run that diverges is recorded at that step and dropped from the batch
 while the others go on. The tasks are kept small for the same reason (32 points, or 6 sequences, per step), and
 where numba is installed (and NUMBA_DISABLE_JIT is not set) Adam's update and LayerNorm's forward and backward run
-as compiled loops that do numpy's operations in numpy's order: the same bits either way (`_kernels`).
+as compiled loops that do numpy's operations in numpy's order: the same bits either way (`lnlib._train_kernels`).
+The optimiser (`Params`, `Adam`, `adam_step`, `warmup_lr`) is `lnlib.optim`; this module re-exports it.
 """
 
 from __future__ import annotations
@@ -36,243 +37,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _fast
 from . import transformer as tf
-from ._stats import running_update
+from ._stats import BN_MOMENTUM, running_update
+from ._train_kernels import LN_EPS, lean_standardize, lean_standardize_backward
+from ._train_kernels import RMS_EPS as RMS_EPS  # the names below are re-exported: lnlib.training.Adam …
+from ._train_kernels import rms_backward as rms_backward
+from ._train_kernels import rms_scale as rms_scale
+from .optim import ADAM_EPS as ADAM_EPS
+from .optim import BETA1 as BETA1
+from .optim import BETA2 as BETA2
+from .optim import Adam, Params, warmup_lr
+from .optim import adam_step as adam_step
 
 NORMS = ("none", "layer", "batch", "rms")
 INITS = {"lecun": 1.0, "he": 2.0}  # the gain g of the block weights' variance g / fan_in
 FORMS = ("post", "pre", "none")
 BLOWUP, WINDOW = 3.0, 10  # diverged: the loss (mean of WINDOW steps) above BLOWUP × its start (see _blown_up)
-LN_EPS, RMS_EPS = 1e-5, 1e-6
 CLASSES, POINTS = 3, 600  # the spiral: 3 classes, 600 training and 600 held-out points
 DIGITS, LENGTH, HELD_OUT = 10, 6, 100  # the sequence task: reverse 6 digits (0-9); 100 held-out sequences
-BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
-
-
-# ---------------------------------------------------------------- schedule and optimizer
-
-
-def warmup_lr(step: int, lr: float, warmup_steps: int) -> float:
-    """Linear warm-up: lr·(step + 1)/warmup_steps for the first warmup_steps steps (step counts from 0), then lr."""
-    if warmup_steps <= 0:
-        return float(lr)
-    return float(lr) * min(1.0, (step + 1) / warmup_steps)
-
-
-def adam_step(param, grad, m, v, t: int, lr: float, *, beta1=BETA1, beta2=BETA2, eps=ADAM_EPS):
-    """One Adam step (Kingma & Ba 2015) at step t = 1, 2, …; returns the new (param, m, v).
-
-    m ← β1·m + (1 − β1)·g,  v ← β2·v + (1 − β2)·g²,  param ← param − lr · m̂ / (√v̂ + ε)
-    with the bias corrections m̂ = m / (1 − β1^t), v̂ = v / (1 − β2^t).
-    """
-    m = beta1 * m + (1 - beta1) * grad
-    v = beta2 * v + (1 - beta2) * grad * grad
-    m_hat = m / (1 - beta1**t)
-    v_hat = v / (1 - beta2**t)
-    return param - lr * m_hat / (np.sqrt(v_hat) + eps), m, v
-
-
-class Params:
-    """Named parameter arrays of R runs, each of shape (R, *shape) and a view of ONE (R, P) matrix `flat`;
-    their gradients are views of a second matrix `grad` of the same shape (the backward passes write into them).
-    """
-
-    def __init__(self, arrays: dict[str, np.ndarray]):
-        runs = len(next(iter(arrays.values())))
-        sizes = {k: a[0].size for k, a in arrays.items()}
-        self.flat = np.empty((runs, sum(sizes.values())))
-        self.grad = np.zeros_like(self.flat)
-        self.values: dict[str, np.ndarray] = {}
-        self.grads: dict[str, np.ndarray] = {}
-        start = 0
-        for k, a in arrays.items():
-            cols = slice(start, start + sizes[k])
-            self.values[k] = self.flat[:, cols].reshape(a.shape)
-            self.values[k][...] = a
-            self.grads[k] = self.grad[:, cols].reshape(a.shape)
-            start += sizes[k]
-
-    @property
-    def runs(self) -> int:
-        return len(self.flat)
-
-    def subset(self, rows) -> Params:
-        """A new Params holding only the runs `rows` (a boolean mask or indices): values and gradients copied."""
-        new = Params({k: v[rows] for k, v in self.values.items()})
-        new.grad[...] = self.grad[rows]
-        return new
-
-    def grad_copy(self) -> dict[str, np.ndarray]:
-        return {k: g.copy() for k, g in self.grads.items()}
-
-
-class Adam:
-    """Adam over a `Params` (all runs at once, each with its own learning rate), in place. The update is
-    `adam_step`'s in the cheaper order Kingma & Ba give at the end of their section 2, with the bias corrections
-    folded into two numbers: param ← param − (lr·√c2 / c1) · m / (√v + ε·√c2), c1 = 1 − β1^t, c2 = 1 − β2^t.
-    m and v are bit for bit `adam_step`'s, the parameters equal up to rounding (12 passes over them, not 14).
-    Where numba is there (and NUMBA_DISABLE_JIT is not set) the twelve passes run as one compiled loop with the
-    same bits (`_adam_rows`); otherwise the (R, P) matrices are updated a block of columns at a time, so the
-    passes work on data still in cache."""
-
-    BLOCK = 32768  # elements (all runs together) per block: measured best on a 2-core EPYC (bench_training.py)
-
-    def __init__(self, params: Params, *, compiled: bool = True):
-        self.m, self.v, self.t = np.zeros_like(params.flat), np.zeros_like(params.flat), 0
-        self.compiled = compiled  # False: always the numpy passes (tests compare the two)
-        self._use(params)
-
-    def _use(self, params: Params) -> None:
-        self.params = params
-        runs, size = params.flat.shape
-        self.cols = max(1024, self.BLOCK // runs)
-        self._a, self._b = np.empty((runs, min(self.cols, size))), np.empty((runs, min(self.cols, size)))
-
-    def step(self, lr) -> None:
-        """One step with learning rate `lr` (a number, or one per run)."""
-        self.t += 1
-        root_c2 = math.sqrt(1 - BETA2**self.t)
-        size = np.asarray(lr, dtype=np.float64).reshape(-1, 1) * (root_c2 / (1 - BETA1**self.t))  # per run
-        eps = ADAM_EPS * root_c2
-        flat, grad, total = self.params.flat, self.params.grad, self.params.flat.shape[1]
-        kernel = _adam_kernel() if self.compiled else None
-        if kernel is not None:  # one pass instead of 12, the same bits (see _adam_rows)
-            kernel(flat, grad, self.m, self.v, np.broadcast_to(size, (len(flat), 1)).copy(), eps)
-            return
-        for start in range(0, total, self.cols):
-            cols = slice(start, min(start + self.cols, total))
-            p, g, m, v = flat[:, cols], grad[:, cols], self.m[:, cols], self.v[:, cols]
-            a, b = self._a[:, : p.shape[1]], self._b[:, : p.shape[1]]
-            m *= BETA1  # m ← β1·m + (1 − β1)·g
-            np.multiply(g, 1 - BETA1, out=a)
-            m += a
-            v *= BETA2  # v ← β2·v + (1 − β2)·g·g
-            np.multiply(g, 1 - BETA2, out=a)
-            a *= g
-            v += a
-            np.sqrt(v, out=b)  # the step
-            b += eps
-            np.divide(m, b, out=a)
-            a *= size
-            p -= a
-
-    def keep(self, rows, params: Params) -> None:
-        """Go on with only the runs `rows` (a boolean mask) of the moments, over `params` (those runs' Params)."""
-        self.m, self.v = self.m[rows], self.v[rows]
-        self._use(params)
-
-
-def _adam_rows(flat, grad, m, v, size, eps):  # pragma: no cover  (run compiled by numba)
-    """Adam.step's twelve numpy passes as one loop, element by element in the same order and with the same
-    constants (no fast-math, no contraction): the same bits, without streaming every array twelve times."""
-    b1, b2, c1, c2 = BETA1, BETA2, 1 - BETA1, 1 - BETA2
-    for r in range(flat.shape[0]):
-        s = size[r, 0]
-        for j in range(flat.shape[1]):
-            g = grad[r, j]
-            mj = m[r, j] * b1 + g * c1
-            vj = v[r, j] * b2 + g * c2 * g
-            m[r, j] = mj
-            v[r, j] = vj
-            flat[r, j] -= mj / (math.sqrt(vj) + eps) * s
-
-
-def _row_sum(a, start, n):  # pragma: no cover  (run compiled by numba)
-    """Σ a[start : start + n] added in numpy's order for a contiguous row of n ≤ 128 (its pairwise sum: eight
-    running sums, combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the rest one by one)."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[start + i]
-        return res
-    s0, s1, s2, s3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-    s4, s5, s6, s7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
-    i, whole = 8, n - n % 8
-    while i < whole:
-        j = start + i
-        s0, s1, s2, s3 = s0 + a[j], s1 + a[j + 1], s2 + a[j + 2], s3 + a[j + 3]
-        s4, s5, s6, s7 = s4 + a[j + 4], s5 + a[j + 5], s6 + a[j + 6], s7 + a[j + 7]
-        i += 8
-    res = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-    while i < n:
-        res += a[start + i]
-        i += 1
-    return res
-
-
-def _standardize_rows(x, eps):  # pragma: no cover  (run compiled by numba)
-    """`standardize` over the last axis of a C-contiguous (rows, n) array, operation for operation."""
-    rows, n = x.shape
-    flat = x.ravel()
-    xhat, sq = np.empty(x.shape), np.empty(n)
-    mean, var, std = np.empty((rows, 1)), np.empty((rows, 1)), np.empty((rows, 1))
-    for r in range(rows):
-        mu = _row_sum(flat, r * n, n) / n
-        for j in range(n):
-            c = flat[r * n + j] - mu
-            xhat[r, j] = c
-            sq[j] = c * c
-        s2 = _row_sum(sq, 0, n) / n
-        sd = math.sqrt(s2 + eps)
-        for j in range(n):
-            xhat[r, j] = xhat[r, j] / sd
-        mean[r, 0], var[r, 0], std[r, 0] = mu, s2, sd
-    return xhat, mean, var, std
-
-
-def _standardize_rows_backward(g, xhat, std):  # pragma: no cover  (run compiled by numba)
-    """`standardize_backward` over the last axis of C-contiguous (rows, n) arrays, operation for operation."""
-    rows, n = g.shape
-    gf, xf = g.ravel(), xhat.ravel()
-    dx, gx = np.empty(g.shape), np.empty(n)
-    for r in range(rows):
-        for j in range(n):
-            gx[j] = gf[r * n + j] * xf[r * n + j]
-        mean_g = _row_sum(gf, r * n, n) / n
-        mean_gx = _row_sum(gx, 0, n) / n
-        inv = 1.0 / std[r, 0]
-        for j in range(n):
-            dx[r, j] = ((gf[r * n + j] - mean_g) - xf[r * n + j] * mean_gx) * inv
-    return dx
-
-
-def _build_kernels():
-    """Adam's update and LayerNorm's forward and backward compiled (numba; run by lnlib._fast's background
-    compiler, cached on disk as lnlib/_fast.py does) and called once on tiny arrays of the training loop's types."""
-    from numba.extending import register_jitable  # numba is imported by the background compiler
-
-    register_jitable(error_model="numpy")(_row_sum)  # callable from the compiled kernels below
-    kernels = {
-        "adam": _fast.jit(_adam_rows),
-        "standardize": _fast.jit(_standardize_rows),
-        "standardize_backward": _fast.jit(_standardize_rows_backward),
-    }
-    rows = np.zeros((2, 3))
-    kernels["adam"](rows.copy(), rows.copy(), rows.copy(), rows.copy(), np.zeros((2, 1)), 1e-8)
-    xhat = kernels["standardize"](rows.copy(), LN_EPS)[0]
-    kernels["standardize_backward"](rows.copy(), xhat, np.ones((2, 1)))
-    return kernels
-
-
-_fast.register("training", _build_kernels)
-
-
-_KERNELS = None  # None: ask lnlib._fast; False: always the numpy code; a dict: these kernels (tests switch paths)
-
-
-def _kernels():
-    """{name: compiled function} for Adam's update and LayerNorm's forward and backward, or None without numba,
-    with NUMBA_DISABLE_JIT=1 or while they are still compiling in the background (lnlib._fast): then the numpy
-    code runs, with the same bits (tests/test_training.py checks it), so a first training never waits on numba."""
-    if _KERNELS is not None:
-        return _KERNELS or None
-    return _fast.compiled("training")
-
-
-def _adam_kernel():
-    kernels = _kernels()
-    return kernels["adam"] if kernels else None
 
 
 def global_norms(grad: np.ndarray) -> np.ndarray:
@@ -302,77 +84,6 @@ def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
     z = np.asarray(logits, dtype=np.float64)
     loss, d = _xent(z.reshape(-1, z.shape[-1]), np.asarray(labels).reshape(-1))
     return float(loss), d.reshape(z.shape)
-
-
-# lnlib.layer_norm, rms_norm and layer_norm_backward accept any input (every dtype, 1e-300 … 1e300) and check it;
-# a training loop calls them thousands of times on small, well-scaled float64 arrays, so the loop uses these lean
-# copies of the same formulas instead, which also hand the forward pass's statistics to the backward pass.
-# tests/test_training.py checks that they agree with lnlib's functions.
-
-
-def _rows_kernel_applies(x: np.ndarray, axis: int) -> bool:
-    """The compiled LayerNorm handles the last axis of C-contiguous float64 arrays of 1 … 128 features."""
-    return (
-        axis in (-1, x.ndim - 1)
-        and x.dtype == np.float64
-        and 0 < x.shape[-1] <= 128
-        and x.size > 0
-        and x.flags.c_contiguous
-    )
-
-
-def standardize(x: np.ndarray, axis: int = -1, eps: float = LN_EPS):
-    """x̂ = (x − μ) / √(σ² + ε) over `axis` (-1: LayerNorm over the features; -2: BatchNorm over the batch).
-    Returns (x̂, μ, σ², √(σ² + ε)): the statistics are reused by the backward pass and BatchNorm's running ones.
-    Over the last axis of a C-contiguous float64 array of ≤ 128 features it runs compiled where numba is there
-    (`_standardize_rows`: the same operations, numpy's order of additions, the same bits)."""
-    kernels = _kernels() if _rows_kernel_applies(x, axis) else None
-    if kernels is not None:
-        n = x.shape[-1]
-        out = kernels["standardize"](x.reshape(-1, n), eps)
-        return out[0].reshape(x.shape), *(a.reshape(*x.shape[:-1], 1) for a in out[1:])
-    n = x.shape[axis]  # written in place where possible: the same numbers, fewer temporary arrays
-    mean = np.add.reduce(x, axis=axis, keepdims=True)
-    mean /= n
-    c = x - mean
-    sq = c * c
-    var = np.add.reduce(sq, axis=axis, keepdims=True)
-    var /= n
-    std = var + eps
-    np.sqrt(std, out=std)
-    c /= std
-    return c, mean, var, std
-
-
-def standardize_backward(dxhat: np.ndarray, xhat: np.ndarray, std: np.ndarray, axis: int = -1) -> np.ndarray:
-    """dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε), means over `axis` (as lnlib.layer_norm_backward);
-    compiled like `standardize` where it applies (`_standardize_rows_backward`, the same bits)."""
-    kernels = _kernels() if _rows_kernel_applies(dxhat, axis) and _rows_kernel_applies(xhat, axis) else None
-    if kernels is not None:
-        n = xhat.shape[-1]
-        dx = kernels["standardize_backward"](dxhat.reshape(-1, n), xhat.reshape(-1, n), std.reshape(-1, 1))
-        return dx.reshape(xhat.shape)
-    n, g = xhat.shape[axis], dxhat
-    mean_g = np.add.reduce(g, axis=axis, keepdims=True)
-    mean_g /= n
-    gx = g * xhat
-    mean_gx = np.add.reduce(gx, axis=axis, keepdims=True)
-    mean_gx /= n
-    dx = g - mean_g
-    dx -= np.multiply(xhat, mean_gx, out=gx)
-    dx *= 1.0 / std
-    return dx
-
-
-def rms_scale(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """x̂ = x / r with r = √(mean(x²) + ε) over the features (RMSNorm without γ); returns (x̂, r)."""
-    r = np.sqrt(np.add.reduce(x * x, axis=-1, keepdims=True) / x.shape[-1] + RMS_EPS)
-    return x / r, r
-
-
-def rms_backward(dxhat: np.ndarray, xhat: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """dx = (g − x̂ · mean(g ⊙ x̂)) / r, means over the features."""
-    return (dxhat - xhat * (np.add.reduce(dxhat * xhat, axis=-1, keepdims=True) / xhat.shape[-1])) / r
 
 
 def _t(a: np.ndarray) -> np.ndarray:
@@ -510,8 +221,8 @@ class MLP:
     init ("lecun" | "he") and weight_scale set the block weights' standard deviation weight_scale·√(g / fan_in)
     (see the module docstring); the same rng draws give every init and scale the same normalized weights.
 
-    BatchNorm keeps running statistics (momentum 0.1, running variance from the UNBIASED batch variance, as
-    lnlib.BatchNorm): training mode normalizes with the batch's statistics and updates them, eval mode uses them.
+    BatchNorm keeps running statistics (momentum BN_MOMENTUM, running variance from the UNBIASED batch variance,
+    as lnlib.BatchNorm): training mode normalizes with the batch's statistics and updates them, eval mode uses them.
     """
 
     def __init__(
@@ -554,15 +265,15 @@ class MLP:
             z += p[f"b{i}"][:, None]
             stats = None
             if self.norm == "layer":
-                zhat, _, _, stats = standardize(z)
+                zhat, _, _, stats = lean_standardize(z)
             elif self.norm == "rms":
                 zhat, stats = rms_scale(z)
             elif self.norm == "batch" and mode == "eval":
                 zhat = (z - self.bn_mean[i]) / np.sqrt(self.bn_var[i] + LN_EPS)
             elif self.norm == "batch":
-                zhat, mean, var, stats = standardize(z, axis=-2)
+                zhat, mean, var, stats = lean_standardize(z, axis=-2)
                 if mode == "train":
-                    n, m = z.shape[-2], 0.1
+                    n, m = z.shape[-2], BN_MOMENTUM
                     self.bn_mean[i] = running_update(self.bn_mean[i], mean, m)
                     self.bn_var[i] = running_update(self.bn_var[i], var, m, n)
             if self.norm != "none":
@@ -597,7 +308,7 @@ class MLP:
                 if self.norm == "rms":
                     du = rms_backward(du, zhat, stats)
                 else:
-                    du = standardize_backward(du, zhat, stats, axis=-2 if self.norm == "batch" else -1)
+                    du = lean_standardize_backward(du, zhat, stats, axis=-2 if self.norm == "batch" else -1)
             np.matmul(_t(x), du, out=g[f"w{i}"])
             np.add.reduce(du, axis=-2, out=g[f"b{i}"])
             if i:
@@ -820,7 +531,7 @@ class SequenceModel:
         for i, kind in enumerate(self.kinds):
             sub = self._attention if kind == "attn" else self._ffn
             if form == "pre":  # x' = x + F(LN(x))
-                u, _, _, std = standardize(h)
+                u, _, _, std = lean_standardize(h)
                 f, cache = sub(i, u, seqs) if kind == "attn" else sub(i, u)
                 record.append((cache, u, std))
                 h = h + f
@@ -828,12 +539,12 @@ class SequenceModel:
                 f, cache = sub(i, h, seqs) if kind == "attn" else sub(i, h)
                 h = h + f
                 if form == "post":
-                    h, _, _, std = standardize(h)
+                    h, _, _, std = lean_standardize(h)
                     record.append((cache, h, std))
                 else:
                     record.append((cache, None, None))
         if form == "pre":
-            h, _, _, std = standardize(h)
+            h, _, _, std = lean_standardize(h)
             record.append((None, h, std))
         return h, record
 
@@ -842,14 +553,14 @@ class SequenceModel:
         form, g = self.form, dout
         if form == "pre":
             _, out, std = record[-1]
-            g = standardize_backward(g, out, std)
+            g = lean_standardize_backward(g, out, std)
         for i in reversed(range(len(self.kinds))):
             cache, xhat, std = record[i]
             back = self._attention_backward if self.kinds[i] == "attn" else self._ffn_backward
             if form == "pre":
-                g = g + standardize_backward(back(i, g, cache), xhat, std)
+                g = g + lean_standardize_backward(back(i, g, cache), xhat, std)
             else:
-                ds = g if form == "none" else standardize_backward(g, xhat, std)
+                ds = g if form == "none" else lean_standardize_backward(g, xhat, std)
                 g = ds + back(i, ds, cache)
         return g
 
@@ -1056,5 +767,6 @@ def trains(run: Run, last: int = 20) -> bool:
 
 
 def outcome(run: Run) -> str:
-    """'学会' (trains), '卡住' (no blow-up, but the loss did not halve) or '发散' (diverged), for tables."""
-    return "发散" if run.diverged else ("学会" if trains(run) else "卡住")
+    """ "trains", "stuck" (no blow-up, but the loss did not halve) or "diverged": a code, whose words are
+    lnlib.labels.OUTCOME_WORDS."""
+    return "diverged" if run.diverged else ("trains" if trains(run) else "stuck")

@@ -18,27 +18,28 @@ from pathlib import Path
 import numpy as np
 
 from . import training
+from .labels import OUTCOME_WORDS
 
 SCALES = (0.25, 0.5, 1 / math.sqrt(2), 1.0, 2.0, 4.0)  # × He's √(2/fan_in); 1/√2 is LeCun's √(1/fan_in)
 LRS = (1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)
 SEEDS = (0, 1, 2, 3, 4)
 STEPS = 150
 TRAINED_LOSS = math.log(3) / 2  # 学会: final loss ≤ half of ln 3
-OUTCOMES = ("学会", "卡住", "发散")
-DIGITS = 4  # significant digits kept in the stored file (the notebook shows at most 2 decimals)
+OUTCOMES = tuple(OUTCOME_WORDS.values())  # the words (notebook 15 compares outcome_of with 学会)
+STORED_DIGITS = 4  # significant digits kept in the stored file (the notebook shows at most 2 decimals)
 PATH = Path(__file__).with_name("outcome_map.json")
 
 
 def outcome_of(loss: float) -> str:
-    """'发散' for NaN (a diverged run), '学会' for a final loss ≤ ln 3 / 2, else '卡住'."""
+    """'发散' for NaN (a diverged run), '学会' for a final loss ≤ ln 3 / 2, else '卡住' (labels.OUTCOME_WORDS)."""
     if not math.isfinite(loss):
-        return "发散"
-    return "学会" if loss <= TRAINED_LOSS else "卡住"
+        return OUTCOME_WORDS["diverged"]
+    return OUTCOME_WORDS["trains" if loss <= TRAINED_LOSS else "stuck"]
 
 
 def rounded(loss: float) -> float:
-    """A final loss as stored: DIGITS significant digits (NaN stays NaN)."""
-    return float(f"{loss:.{DIGITS}g}") if math.isfinite(loss) else math.nan
+    """A final loss as stored: STORED_DIGITS significant digits (NaN stays NaN)."""
+    return float(f"{loss:.{STORED_DIGITS}g}") if math.isfinite(loss) else math.nan
 
 
 @dataclass(frozen=True)

@@ -12,19 +12,13 @@ import numpy as np
 from matplotlib import colors as mcolors
 from matplotlib.figure import Figure
 
-from .labels import number
+from .labels import NORM_NAMES, OUTCOME_WORDS, RESIDUAL_FORMS, layer_label, number
 from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, ink_on, use_cjk_font
 from .training import Run, Snapshot
 
 BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
-NAMES = {
-    "none": "无归一化",
-    "layer": "LayerNorm",
-    "batch": "BatchNorm",
-    "rms": "RMSNorm",
-    "post": "Post-LN",
-    "pre": "Pre-LN",
-}
+NAMES = {**NORM_NAMES, "post": RESIDUAL_FORMS["post"], "pre": RESIDUAL_FORMS["pre"]}  # notebook 15's variants
+LEARNED, DIVERGED = OUTCOME_WORDS["trains"], OUTCOME_WORDS["diverged"]  # the keys of OutcomeMap.counts
 STYLES = {  # key: (colour, line style, marker); the MLP's four and the Transformer's two each stay apart
     "none": (BLACK, ":", "x"),
     "layer": (BLUE, "-", "o"),
@@ -252,7 +246,9 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
                 values = snaps[key].activations[layer - 1].ravel()
                 positive = values[values > 0]
                 medians.append(
-                    f"第 {layer} 层 {np.median(positive):.3g}" if positive.size else f"第 {layer} 层没有 > 0 的值"
+                    f"{layer_label(layer)} {np.median(positive):.3g}"
+                    if positive.size
+                    else f"{layer_label(layer)}没有 > 0 的值"
                 )
             parts.append(f"{label(key)}{when}：" + "，".join(medians))
     alt = (
@@ -276,7 +272,7 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
                     color=kw[0],
                     linestyle=kw[1],
                     linewidth=1.5,
-                    label=f"第 {layer} 层",
+                    label=layer_label(layer),
                 )
             ax.set_xscale("log")
             ax.set_title(f"{label(key)}：{when}", fontsize=9)
@@ -427,10 +423,10 @@ def outcome_map_plot(omap, *, title: str = "") -> Figure:
     for norm in omap.norms:
         counts = omap.counts(norm)
         rows = [
-            f"权重尺度 {name}：" + "、".join(str(int(v)) for v in counts["学会"][i])
+            f"权重尺度 {name}：" + "、".join(str(int(v)) for v in counts[LEARNED][i])
             for i, name in enumerate(scale_names)
         ]
-        diverged = int(counts["发散"].sum())
+        diverged = int(counts[DIVERGED].sum())
         parts.append(
             f"{label(norm)}（学会的种子数，按学习率 {'、'.join(lr_names)}）"
             + "；".join(rows)
@@ -446,7 +442,7 @@ def outcome_map_plot(omap, *, title: str = "") -> Figure:
     shades = ["#F4F4F4", "#D6E6F2", "#A9CCE6", "#6FA8D6", "#3B82BF", "#0B4F8A"]
     for ax, norm in zip(axes, omap.norms, strict=True):
         counts = omap.counts(norm)
-        learned, diverged = counts["学会"], counts["发散"]
+        learned, diverged = counts[LEARNED], counts[DIVERGED]
         levels = np.rint(learned / seeds * (len(shades) - 1)).astype(int)
         image = np.array([[mcolors.to_rgb(shades[k]) for k in row] for row in levels])
         ax.imshow(image, origin="lower", aspect="auto")

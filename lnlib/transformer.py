@@ -2,7 +2,7 @@
 
 Everything here is plain numpy with fixed seeds and small sizes, so a notebook runs in seconds:
 softmax and scaled dot-product attention (notebook 10), stacks of residual blocks (self-attention and ReLU
-feed-forward sub-layers) in the residual forms of RESIDUAL_FORMS (Post-LN / Pre-LN / no norm / DeepNorm) and
+feed-forward sub-layers) in the residual forms of RESIDUAL_FORM_KEYS (Post-LN / Pre-LN / no norm / DeepNorm) and
 their hand-written backward pass (notebook 09).
 
 Post-LN (Vaswani et al. 2017):   x_{l+1} = LN(x_l + F(x_l))
@@ -23,7 +23,7 @@ from ._checks import as_real_array
 from .grad import layer_norm_backward
 from .norms import layer_norm
 
-RESIDUAL_FORMS = ("post", "pre", "none", "deepnorm")
+RESIDUAL_FORM_KEYS = ("post", "pre", "none", "deepnorm")
 """Where the normalization sits in each residual block (see the module docstring); `form=` takes one of these."""
 SEQUENCES, N_TOKENS = 4, 16  # the batch of the depth experiments: 4 sequences of 16 tokens
 HIDDEN_RATIO = 4  # feed-forward hidden width = 4 × model width, as in the original Transformer
@@ -266,18 +266,9 @@ def make_stack(form: str, depth: int, width: int, seed: int = 0) -> Stack:
     return Stack(form, sublayers, alpha)
 
 
-def _resolve_form(form, norm) -> str:
-    """`form`, or the same value passed under its old keyword `norm` (kept so older calls keep working)."""
-    if norm is not None:
-        if form is not None and form != norm:
-            raise TypeError(f"form: given twice, as form={form!r} and as its old name norm={norm!r}")
-        return norm
-    return form
-
-
 def _check_args(form, depth, width):
-    if form not in RESIDUAL_FORMS:
-        raise ValueError(f"form: expected one of {RESIDUAL_FORMS}, got {form!r}")
+    if form not in RESIDUAL_FORM_KEYS:
+        raise ValueError(f"form: expected one of {RESIDUAL_FORM_KEYS}, got {form!r}")
     for name, value in (("depth", depth), ("width", width)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             raise ValueError(f"{name}: expected a positive int, got {value!r}")
@@ -340,14 +331,7 @@ def batch_and_target(width: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]
     return rng.standard_normal(shape), rng.standard_normal(shape)
 
 
-def ffn_gradient_norms(
-    form: str | None = None,
-    depth: int | None = None,
-    width: int | None = None,
-    seed: int = 0,
-    *,
-    norm: str | None = None,
-) -> np.ndarray:
+def ffn_gradient_norms(form: str, depth: int, width: int, seed: int = 0) -> np.ndarray:
     """For each of the `depth` layers (input side first), ‖∂L/∂W2‖_F at Xavier initialization.
 
     The model is a stack of Transformer encoder layers (self-attention + ReLU feed-forward, each sub-layer with its
@@ -355,10 +339,9 @@ def ffn_gradient_norms(
     feed-forward matrix. Reproduces Theorem 1 of Xiong et al. (2020): the last layer's norm does not depend on the
     depth for form="post" and shrinks like 1/√depth for form="pre", so near the output Post-LN's gradients are the
     larger ones. (The per-layer rise of their Fig. 3(a) does not appear in this small model with random tokens;
-    notebook 09 says so.) "deepnorm" and "none" are accepted too. `norm=` is the old name of `form=`.
+    notebook 09 says so.) "deepnorm" and "none" are accepted too.
     Introduced in notebook 09.
     """
-    form = _resolve_form(form, norm)
     _check_args(form, depth, width)
     stack = make_stack(form, depth, width, seed)
     x, target = batch_and_target(width, seed)
@@ -367,21 +350,13 @@ def ffn_gradient_norms(
     return np.array([np.sqrt(np.sum(np.square(grads[2 * layer + 1]["w2"]))) for layer in range(depth)])
 
 
-def residual_scales(
-    form: str | None = None,
-    depth: int | None = None,
-    width: int | None = None,
-    seed: int = 0,
-    *,
-    norm: str | None = None,
-) -> np.ndarray:
+def residual_scales(form: str, depth: int, width: int, seed: int = 0) -> np.ndarray:
     """The root-mean-square of the residual stream at the input and after each layer (length depth + 1).
 
     Shows how activation scale evolves with depth at initialization: it stays 1 after every Post-LN / DeepNorm
-    layer and keeps growing without normalization and along the Pre-LN residual path. `norm=` is the old name of
-    `form=`. Introduced in notebook 09.
+    layer and keeps growing without normalization and along the Pre-LN residual path. Introduced in
+    notebook 09.
     """
-    form = _resolve_form(form, norm)
     _check_args(form, depth, width)
     stack = make_stack(form, depth, width, seed)
     x, _ = batch_and_target(width, seed)

@@ -51,7 +51,7 @@ def _fresh_tries():
 def _compiled_loops_ready():
     """lnlib compiles its numba loops in a background thread and meanwhile takes the numpy path (the same bits);
     tests that compare the two paths need the compiled loops, so every test session waits for them once."""
-    from lnlib import _fast
+    from lnlib import _fast, training  # noqa: F401  (importing lnlib.training registers its loops)
 
     _fast.warm_up(wait=True)
     yield

@@ -143,7 +143,7 @@ def test_scale_shift_explorer_callbacks():
     before = ex.table.value
     ex.text.value = "2, , 4"
     assert "逗号" in ex.message.value and ex.table.value == before
-    lo, hi = ex._ylim(ex.values)
+    lo, hi = ex.picture.handle.ylim(ex.values)
     assert hi >= 10 * 8 + 50 and lo <= -(10 * 8 + 50)
 
 
@@ -252,9 +252,7 @@ def pixels(png: bytes) -> np.ndarray:
 
 def fresh_frame(explorer) -> bytes:
     """The explorer's current state drawn from scratch: a new figure, a new layout, no cache."""
-    explorer._live = None
-    getattr(explorer, "_views", {}).clear()  # the outputs kept per state (widgets.Explorer.view)
-    explorer.render()
+    explorer.start_over()
     return explorer.plot.value
 
 
@@ -318,7 +316,7 @@ def test_a_moved_figure_is_the_figure_drawn_from_scratch(case):
     for control, value in moves:
         control(explorer).value = value
     if case == "depth":  # new axis limits every frame: the frozen layout may sit a few pixels off a fresh one
-        ax = explorer._live.fig.axes[0]
+        ax = explorer.picture.live.fig.axes[0]
         for line, form in zip(ax.lines, ("post", "pre"), strict=True):
             np.testing.assert_array_equal(line.get_xdata(), [1, 2])
             np.testing.assert_allclose(line.get_ydata(), transformer.ffn_gradient_norms(form, 2, 8), rtol=1e-12)
@@ -332,28 +330,28 @@ def test_moving_draws_only_the_moving_artists(case):
     axes themselves change (depth: new ticks; a new vector typed in: a new figure)."""
     make, moves = MOVES[case]
     explorer = make()
-    frames = explorer._live.frames
+    frames = explorer.picture.live.frames
     control, value = moves[0]
     control(explorer).value = value
     if control(explorer) is getattr(explorer, "text", None):
         return  # a new vector: new axes, drawn in full (and laid out again when its tick labels grew)
-    assert explorer._live.frames == frames + 1
+    assert explorer.picture.live.frames == frames + 1
     if case != "depth":
-        assert explorer._live._background is not None, "the moving artists are drawn over a kept background"
+        assert explorer.picture.live.has_background, "the moving artists are drawn over a kept background"
 
 
 def test_going_back_to_a_value_reuses_its_frame():
     e = widgets.SoftmaxExplorer()
     first = e.plot.value
     e.scale.value = 10**0.5
-    frames = e._live.frames
+    frames = e.picture.live.frames
     e.scale.value = 1.0
-    assert e._live.frames == frames and e.plot.value == first
+    assert e.picture.live.frames == frames and e.plot.value == first
 
 
 def test_the_x_hat_panel_keeps_its_axis_so_the_bars_shrink():
     e = widgets.VectorExplorer("2, 4, 6, 8", eps=1e-8)
-    panel = e._live.fig.axes[2]
+    panel = e.picture.live.fig.axes[2]
     before = panel.get_ylim()
     e.eps.value = 1.0
     assert panel.get_ylim() == before
@@ -369,7 +367,7 @@ def test_one_slider_redraws_only_the_cells_it_changes():
     e = widgets.GammaBetaExplorer()
     e.gammas[1].value = 2.0  # the background is drawn now; the next move is a partial redraw
     e.gammas[2].value = -1.5
-    live_fig = e._live
+    live_fig = e.picture.live
     cells = len(live_fig.fig.axes[0].texts)
     assert 0 < live_fig.redrawn < cells, f"{live_fig.redrawn} artists redrawn for one changed column of {cells}"
     assert_same_picture(e.plot.value, fresh_frame(e))
@@ -382,7 +380,7 @@ def test_a_long_way_to_a_depth_leaves_no_trace_of_the_depths_passed():
     direct.depth.value = 9
     for depth in (12, 3, 20, 2, 9):
         detour.depth.value = depth
-    assert detour._live.frames == direct._live.frames + 4
+    assert detour.picture.live.frames == direct.picture.live.frames + 4
     np.testing.assert_array_equal(pixels(detour.plot.value), pixels(direct.plot.value))
 
 
@@ -573,8 +571,7 @@ def test_the_ends_of_every_range_are_accepted_as_given(make, control, given):
 
 def frames_drawn(e) -> int:
     """Frames an explorer has drawn, over its current figure and the ones it keeps for other row lengths."""
-    kept = getattr(e, "_figures", {}).values()
-    return e._live.frames + sum(f["_live"].frames for f in kept if f["_live"] is not e._live)
+    return e.picture.frames
 
 
 def in_a_loop(run):
@@ -597,7 +594,7 @@ async def settle(e, ready) -> None:
 
 
 def all_neighbours_drawn(e) -> bool:
-    return all(widgets._state_key(s) in e._views for s in e.neighbours())
+    return all(e.is_ready(s) for s in e.neighbours())
 
 
 def drawn_ahead(make, ready, act):
@@ -621,7 +618,7 @@ def test_depth_explorer_prepares_the_neighbouring_depths_while_idle():
 
     e, frames = drawn_ahead(
         lambda: widgets.DepthExplorer(4, width=8),
-        ready=lambda e: e._live.cached(5) is not None and e._live.cached(3) is not None,
+        ready=lambda e: e.is_ready((5,)) and e.is_ready((3,)),
         act=lambda e: setattr(e.depth, "value", 5),
     )
     assert frames_drawn(e) == frames, "depth 5 was drawn in advance"
@@ -693,10 +690,10 @@ def test_epsilon_explorer_moves_its_curve_and_guide_to_a_new_row(rows):
     """A new row of the same length reuses the figure: curve σ²/(σ² + ε), marker and the ε = σ² guide (hidden
     when σ² lies off the ε axis) are those of the new row (closed form, not the explorer's own numbers)."""
     explorer = widgets.EpsilonExplorer()
-    figure = explorer._live.fig
+    figure = explorer.picture.live.fig
     for text in rows:
         explorer.text.value = text
-        assert explorer._live.fig is figure
+        assert explorer.picture.live.fig is figure
         x = np.array([float(v) for v in text.split(",")])
         var = np.mean((x - x.mean()) ** 2)
         right = figure.axes[1]
@@ -714,25 +711,30 @@ def test_epsilon_explorer_moves_its_curve_and_guide_to_a_new_row(rows):
         assert np.max(np.abs((x - x.mean()) / np.sqrt(var))) <= np.sqrt(x.size - 1) + 1e-12
 
 
+def count_new_figures(monkeypatch) -> list:
+    """Every figure lnlib.plots builds from now on (all builders start from `plots._new_figure`)."""
+    built, original = [], plots._new_figure
+    monkeypatch.setattr(plots, "_new_figure", lambda *a, **k: built.append(a) or original(*a, **k))
+    return built
+
+
 @pytest.mark.parametrize(
-    ("make", "figure_fn"),
+    "make",
     [
-        (lambda: widgets.VectorExplorer("2, 4, 6, 8"), "stage_bars"),
-        (lambda: widgets.EpsilonExplorer("3, 3.002, 2.998, 3"), "epsilon_plot"),
-        (lambda: widgets.ScaleShiftExplorer("2, 4, 6, 8"), "scale_shift_bars"),
+        lambda: widgets.VectorExplorer("2, 4, 6, 8"),
+        lambda: widgets.EpsilonExplorer("3, 3.002, 2.998, 3"),
+        lambda: widgets.ScaleShiftExplorer("2, 4, 6, 8"),
     ],
 )
-def test_a_typed_row_one_shorter_or_longer_finds_its_figure_drawn_ahead(make, figure_fn, monkeypatch):
+def test_a_typed_row_one_shorter_or_longer_finds_its_figure_drawn_ahead(make, monkeypatch):
     """Idle time builds the figures for a row one number shorter and one longer: typing such a row then moves a
     kept figure (no new one), and shows what an explorer made for that row from scratch shows."""
-    drawn = []
     e, _ = drawn_ahead(
         make,
-        ready=lambda e: len(e._figures) >= 2 and all_neighbours_drawn(e),
+        ready=lambda e: e.picture.figures >= 3 and all_neighbours_drawn(e),
         act=lambda e: None,
     )
-    original = getattr(plots, figure_fn)
-    monkeypatch.setattr(plots, figure_fn, lambda *a, **k: drawn.append(a) or original(*a, **k))
+    drawn = count_new_figures(monkeypatch)
     for text in ("1, 5, 2", "1, 5, 2, 7, 9", "3, 1, 4, 1"):  # 3 and 5 numbers: drawn ahead; 4: the first figure
         e.text.value = text
         assert not drawn, f"{text}: a new figure was built"
@@ -828,7 +830,7 @@ def test_a_typed_vector_is_drawn_while_the_learner_types(make):
         e = make()
         await settle(e, lambda: all_neighbours_drawn(e))
         type_in_browser(e, "9, 1, 3, 7, 5")
-        await settle(e, lambda: widgets._state_key(e._draft) in e._views)
+        await settle(e, lambda: e.is_ready(e.draft))
         e.PREFETCH_DELAY = 3600.0  # what Enter itself draws ahead is not what is counted
         frames = frames_drawn(e)
         press_enter(e)
@@ -843,20 +845,18 @@ def test_a_typed_vector_is_drawn_while_the_learner_types(make):
 def test_a_draft_of_a_new_length_builds_no_figure(monkeypatch):
     """Drafts such as "2", "2, 7" … on the way to a vector would each build a figure for their length (and push the
     kept ones out); only lengths that have a figure are drawn ahead."""
-    built = []
 
     async def run():
         e = widgets.VectorExplorer("2, 4, 6, 8")
         await settle(e, lambda: all_neighbours_drawn(e))
-        original = plots.stage_bars
-        monkeypatch.setattr(plots, "stage_bars", lambda *a, **k: built.append(a) or original(*a, **k))
+        built = count_new_figures(monkeypatch)
         for text in ("2", "2, 7", "2, 7, 1, 8, 2, 8"):  # 1, 2 and 6 numbers: no kept figure
             type_in_browser(e, text)
             await asyncio.sleep(5 * e.PREFETCH_DELAY)
-        return e
+        return e, built
 
-    e = in_a_loop(run)
-    assert built == [] and widgets._state_key(e._draft) not in e._views
+    e, built = in_a_loop(run)
+    assert built == [] and not e.is_ready(e.draft)
 
 
 def make_from(make, text):
@@ -867,14 +867,14 @@ def make_from(make, text):
 
 def test_each_row_length_keeps_its_own_figure():
     e = widgets.VectorExplorer("2, 4, 6, 8")
-    four = e._live
+    four = e.picture.live
     e.text.value = "1, 2, 3"
-    three = e._live
+    three = e.picture.live
     assert three is not four
     e.text.value = "5, 1, 2, 7"
-    assert e._live is four  # back to four numbers: the kept figure, moved
+    assert e.picture.live is four  # back to four numbers: the kept figure, moved
     e.text.value = "9, 8, 7"
-    assert e._live is three
+    assert e.picture.live is three
 
 
 @pytest.mark.parametrize(
@@ -892,8 +892,8 @@ def test_the_band_redrawn_for_a_y_axis_holds_everything_it_draws(make, texts):
     for text in (None, *texts):
         if text is not None:
             e.text.value = text
-        renderer = e._live.fig.canvas.get_renderer()
-        axes = [a for a in e._live._animated if isinstance(a, live.MplAxis)]
+        renderer = e.picture.live.fig.canvas.get_renderer()
+        axes = [a for a in e.picture.handle.moving if isinstance(a, live.MplAxis)]
         assert axes, "the explorer animates a y axis"
         for axis in axes:
             band, drawn = live._extent(axis, renderer), axis.get_tightbbox(renderer)

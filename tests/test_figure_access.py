@@ -96,7 +96,6 @@ FIGURES = {
         OFFSETS, numerics.one_pass_variance(ROWS32), numerics.two_pass_variance(ROWS32), 1.25
     ),
     "ln_vs_bn": lambda: plots.ln_vs_bn(*invariance.row_and_column_norms(X)),
-    "norm_axes_diagram": lambda: plots.norm_axes_diagram(),
     "add_norm_diagram": lambda: plots.add_norm_diagram(),
     "depth_lines": lambda: plots.depth_lines(
         {f: transformer.residual_scales(f, 12, 64) for f in FORMS}, xlabel="层数", ylabel="均方根", start=0, logy=True

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lnlib
-from lnlib import _fast, training
+from lnlib import _fast, _train_kernels, training
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def blocked_compiler(monkeypatch):
     monkeypatch.setattr(_fast, "_failed", set())
     monkeypatch.setattr(_fast, "_worker", None)
     monkeypatch.setattr(_fast, "_COMPILE_IN_CHILD", False)  # the fake builders below are this process's own
-    monkeypatch.setattr(training, "_KERNELS", None)
+    monkeypatch.setattr(_train_kernels, "_KERNELS", None)
     monkeypatch.setattr(
         _fast, "_builders", {"layer_norm": build(fake_kernel), "training": build(None)}
     )  # training: None = "compiled to nothing", so its calls keep the numpy code
@@ -76,7 +76,7 @@ def test_a_first_training_does_not_wait_for_the_compiler(blocked_compiler):
     release, started, _ = blocked_compiler
     run = training.train_mlp("layer", depth=2, width=8, steps=3)
     assert started.wait(30) and len(run.losses) == 3 and np.all(np.isfinite(run.losses))
-    assert training._kernels() is None  # still compiling: the numpy code ran
+    assert _train_kernels.kernels() is None  # still compiling: the numpy code ran
 
 
 def test_a_loop_that_fails_to_compile_stays_on_the_numpy_path(monkeypatch):
@@ -101,7 +101,7 @@ def test_warm_up_makes_every_registered_loop_ready_where_numba_runs():
     assert ready == _fast.available()
     if ready:
         assert set(_fast._ready) == {"layer_norm", "training"}
-        assert training._kernels() is not None and _fast.compiled("layer_norm") is not None
+        assert _train_kernels.kernels() is not None and _fast.compiled("layer_norm") is not None
 
 
 def test_binders_postbuild_leaves_every_loop_compiled():

@@ -138,16 +138,6 @@ def test_backward_rejects_bad_input():
         lnlib.layer_norm_backward([1, 2, 3], ["a", "b", "c"])
 
 
-def test_backward_does_not_mutate_inputs():
-    x = np.array([[1.0, 5.0, 2.0]])
-    dy = np.array([[0.3, 0.1, -0.2]])
-    gamma = np.array([1.0, 2.0, 3.0])
-    copies = x.copy(), dy.copy(), gamma.copy()
-    lnlib.layer_norm_backward(dy, x, gamma)
-    for a, b in zip((x, dy, gamma), copies, strict=True):
-        np.testing.assert_array_equal(a, b)
-
-
 def test_numerical_gradient_of_known_functions():
     x = np.array([1.0, -2.0, 3.0])
     np.testing.assert_allclose(numerical_gradient(lambda v: np.sum(v**2), x), 2 * x, atol=1e-8)

@@ -454,3 +454,13 @@ def test_make_says_what_to_install_without_python_3_11(tmp_path):
         env=env,
     )
     assert ok.returncode == 0 and ok.stderr == "", ok.stderr
+
+
+def test_every_lnlib_subpackage_is_installed():
+    """Binder installs lnlib non-editable (`pip install .`): a subpackage missing from pyproject's list would be
+    missing there, while an editable checkout still finds it."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "lnlib").rglob("__init__.py")} - {
+        "lnlib.__pycache__"
+    }
+    assert found == listed

@@ -188,8 +188,8 @@ EXPLORERS = sorted(
     (
         cls
         for cls in set(_all_subclasses(widgets.Explorer))
-        if cls.__module__ == widgets.__name__ and "__init__" in cls.__dict__
-    ),  # concrete explorers only
+        if getattr(widgets, cls.__name__, None) is cls and "__init__" in cls.__dict__
+    ),  # concrete explorers only, as lnlib.widgets offers them
     key=lambda c: c.__name__,
 )
 

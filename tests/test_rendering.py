@@ -15,7 +15,7 @@ from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 import lnlib
-from lnlib import groups, labels, plots, tables
+from lnlib import groups, plots, tables
 from lnlib.tables import Table
 
 
@@ -122,10 +122,6 @@ def test_heatmap_title_reports_the_statistic_of_the_framed_cells():
         groups.selection(lnlib.TOKEN_MATRIX, "row", 3)
     with pytest.raises(ValueError, match="mode"):
         groups.selection(lnlib.TOKEN_MATRIX, "diagonal")
-
-
-def test_number_format_drops_trailing_zeros():
-    assert [labels.number(v) for v in (8.0, -1.3416, 0.4472, -0.0001, 2.5)] == ["8", "-1.342", "0.447", "0", "2.5"]
 
 
 # --- stored outputs are a function of what is displayed (issue: table ids hashed from float bits) ----------------

@@ -120,9 +120,3 @@ def test_row_and_column_norms_against_numpy():
     layer, batch = invariance.row_and_column_norms(X)
     np.testing.assert_allclose(layer, (X - X.mean(1, keepdims=True)) / X.std(1, keepdims=True), rtol=1e-14)
     np.testing.assert_allclose(batch, (X - X.mean(0)) / X.std(0), rtol=1e-14)
-
-
-def test_table1_matches_the_paper():
-    results = invariance.table1(["layer", "batch"])
-    for norm, verdicts in results.items():
-        assert {v.transform.key: v.invariant for v in verdicts} == invariance.PAPER_TABLE1[norm]

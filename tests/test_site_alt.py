@@ -47,6 +47,6 @@ def test_site_page_img_carries_the_chinese_alt_text():
 
 def test_the_template_override_is_what_adds_the_alt():
     """Without alt metadata nbconvert falls back to its placeholder: the check above can fail."""
-    png = base64.b64encode(plots.to_png(plots.norm_axes_diagram())).decode()
+    png = base64.b64encode(plots.to_png(plots.add_norm_diagram())).decode()
     html = _page([nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})])
     assert PLACEHOLDER in html

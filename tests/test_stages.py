@@ -134,18 +134,6 @@ def test_nan_stays_in_its_row():
     np.testing.assert_allclose(out[1], stats.zscore([1.0, 2.0, 3.0]), rtol=1e-5)
 
 
-def test_inputs_are_never_mutated():
-    x = np.array([[2.0, 4.0, 6.0, 8.0]])
-    g, b = np.ones(4), np.zeros(4)
-    before = (x.copy(), g.copy(), b.copy())
-    lnlib.layer_norm_steps(x, g, b)
-    lnlib.layer_norm(x, g, b)
-    lnlib.affine(x, g, b)
-    lnlib.center(x)
-    for a, a0 in zip((x, g, b), before, strict=True):
-        np.testing.assert_array_equal(a, a0)
-
-
 def test_layer_norm_matches_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(2)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import lnlib
+from lnlib import _train_kernels as K
 from lnlib import training as T
 from lnlib.code_exercises import judge_function
 
@@ -138,16 +139,16 @@ def test_a_blow_up_stops_the_run_and_is_reported():
 def test_lean_norms_match_lnlib():
     x = np.random.default_rng(0).normal(2.0, 3.0, (7, 5))
     dy = np.random.default_rng(1).normal(size=(7, 5))
-    np.testing.assert_allclose(T.standardize(x)[0], lnlib.layer_norm(x), atol=1e-12)
-    np.testing.assert_allclose(T.standardize(x, axis=-2)[0], lnlib.batch_norm(x), atol=1e-12)
+    np.testing.assert_allclose(K.lean_standardize(x)[0], lnlib.layer_norm(x), atol=1e-12)
+    np.testing.assert_allclose(K.lean_standardize(x, axis=-2)[0], lnlib.batch_norm(x), atol=1e-12)
     np.testing.assert_allclose(T.rms_scale(x)[0], lnlib.rms_norm(x), atol=1e-12)
     for axis in (-1, -2):
-        xhat, _, _, std = T.standardize(x, axis=axis)
+        xhat, _, _, std = K.lean_standardize(x, axis=axis)
         want = lnlib.layer_norm_backward(dy, x, axis=axis)[0]
-        np.testing.assert_allclose(T.standardize_backward(dy, xhat, std, axis=axis), want, atol=1e-12)
+        np.testing.assert_allclose(K.lean_standardize_backward(dy, xhat, std, axis=axis), want, atol=1e-12)
     # a leading run axis: each run is normalized on its own
     stacked = np.stack([x, 10 * x + 3])
-    np.testing.assert_allclose(T.standardize(stacked, axis=-2)[0][1], lnlib.batch_norm(10 * x + 3), atol=1e-12)
+    np.testing.assert_allclose(K.lean_standardize(stacked, axis=-2)[0][1], lnlib.batch_norm(10 * x + 3), atol=1e-12)
 
 
 def test_mlp_batchnorm_statistics_match_lnlib_batchnorm():
@@ -372,7 +373,7 @@ def test_adam_with_one_learning_rate_per_run_steps_each_run_as_adam_step(compile
 def test_compiled_adam_gives_the_numpy_passes_bits():
     """The numba loop does the numpy passes' operations in the same order: the same bits, also after runs are
     dropped (keep) and with gradients from 1e-8 to 1e2; NUMBA_DISABLE_JIT=1 or no numba → the numpy passes."""
-    if T._adam_kernel() is None:
+    if K.adam_kernel() is None:
         pytest.skip("numba missing or its JIT disabled (NUMBA_DISABLE_JIT=1): Adam always makes the numpy passes")
     rng = np.random.default_rng(10)
     start = {"w": rng.normal(size=(4, 30, 40)), "b": rng.normal(size=(4, 7))}
@@ -400,25 +401,25 @@ def test_compiled_adam_gives_the_numpy_passes_bits():
 def test_compiled_layer_norm_gives_the_numpy_bits(monkeypatch):
     """The numba LayerNorm (forward and backward over the last axis) adds in numpy's pairwise order: the same
     bits as the numpy code for 1 … 128 features, and whole training runs are bit for bit the same."""
-    kernels = T._kernels()
+    kernels = K.kernels()
     if kernels is None:
         pytest.skip("numba missing or its JIT disabled (NUMBA_DISABLE_JIT=1): LayerNorm always runs in numpy")
     rng = np.random.default_rng(11)
     for shape in [(3, 1), (2, 5, 7), (4, 9, 8), (1, 36, 32), (3, 6, 6, 33), (2, 64), (1, 3, 128), (2, 3, 129)]:
         x = rng.normal(2.0, 3.0, shape) * 10.0 ** rng.integers(-3, 4, (*shape[:-1], 1))
         g = rng.normal(size=shape)
-        fast = T.standardize(x)
-        fast_back = T.standardize_backward(g, fast[0], fast[3])
-        monkeypatch.setattr(T, "_KERNELS", False)
-        slow = T.standardize(x)
-        slow_back = T.standardize_backward(g, slow[0], slow[3])
-        monkeypatch.setattr(T, "_KERNELS", kernels)
+        fast = K.lean_standardize(x)
+        fast_back = K.lean_standardize_backward(g, fast[0], fast[3])
+        monkeypatch.setattr(K, "_KERNELS", False)
+        slow = K.lean_standardize(x)
+        slow_back = K.lean_standardize_backward(g, slow[0], slow[3])
+        monkeypatch.setattr(K, "_KERNELS", kernels)
         for a, b in zip((*fast, fast_back), (*slow, slow_back), strict=True):
             assert a.shape == b.shape
             np.testing.assert_array_equal(a, b, err_msg=str(shape))
     runs = {}
     for state in (kernels, False):
-        monkeypatch.setattr(T, "_KERNELS", state)
+        monkeypatch.setattr(K, "_KERNELS", state)
         runs[bool(state)] = (T.train_transformer("post", depth=2, steps=20), T.train_mlp("layer", depth=3, steps=20))
     for fast, slow in zip(runs[True], runs[False], strict=True):
         np.testing.assert_array_equal(fast.losses, slow.losses)
@@ -502,8 +503,8 @@ def test_function_exercises_accept_the_solutions_and_reject_placeholders(capsys)
 def test_sweep_outcomes_and_rejects_unknown_models():
     grid = T.sweep("mlp", ("layer", "none"), (1e-2, 5.0), steps=60, depth=3)
     assert sorted(grid) == [("layer", 0.01, 0), ("layer", 5.0, 0), ("none", 0.01, 0), ("none", 5.0, 0)]
-    assert T.outcome(grid[("none", 5.0, 0)]) == "发散" and math.isnan(T.final_loss(grid[("none", 5.0, 0)]))
-    assert T.outcome(grid[("layer", 0.01, 0)]) == "学会"
+    assert T.outcome(grid[("none", 5.0, 0)]) == "diverged" and math.isnan(T.final_loss(grid[("none", 5.0, 0)]))
+    assert T.outcome(grid[("layer", 0.01, 0)]) == "trains"
     with pytest.raises(ValueError, match="model"):
         T.sweep("cnn", ("layer",), (1e-2,))
 

@@ -12,8 +12,8 @@ import pytest
 import traitlets
 from helpers import widgets_sent
 
+from lnlib import explorers, training_widgets
 from lnlib import training as T
-from lnlib import training_widgets
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +45,12 @@ def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, mo
     e.PREFETCH_DELAY = 0.0
 
     async def idle():
-        e._prefetch_later()
+        e.render()  # in a running loop: the neighbours are drawn in idle time
         # until every neighbour is drawn (a few tenths of a second alone; at most 3 minutes on a machine whose
         # cores are all busy, issue 31: a bound, not a speed goal)
         for _ in range(3600):
             await asyncio.sleep(0.05)
-            if all(state in e._frames for state in e.neighbours()):
+            if all(e.is_ready(state) for state in e.neighbours()):
                 break
 
     loop = asyncio.new_event_loop()
@@ -58,9 +58,9 @@ def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, mo
         loop.run_until_complete(idle())
     finally:
         loop.close()
-    assert all(state in e._frames for state in e.neighbours())
+    assert all(e.is_ready(state) for state in e.neighbours())
     drawn = []
-    monkeypatch.setattr(training_widgets, "explorer_figure", lambda *a, **k: drawn.append(a) or pytest.fail("drew"))
+    monkeypatch.setattr(explorers.training, "explorer_figure", lambda *a, **k: drawn.append(a) or pytest.fail("drew"))
     before = e.plot.value
     e.warmup.value = 5
     assert e.plot.value != before and "warm-up 5 步" in e.summary.value and not drawn
@@ -70,9 +70,9 @@ def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, mo
 
 def test_a_model_switch_renders_once_with_the_new_grid(grids):
     e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
-    frames = len(e._frames)
+    frames = e.pictures
     e.model.value = "MLP"
-    assert len(e._frames) == frames + 1  # one picture: not one per control reset on the way
+    assert e.pictures == frames + 1  # one picture: not one per control reset on the way
     assert e.state() == ("MLP", ("layer", "none"), 5.0, 0)
     assert "LayerNorm，无 warm-up" in e.summary.value
 
@@ -98,8 +98,8 @@ def test_an_unknown_model_is_refused_by_name(grids):
 def test_a_ready_explorer_only_swaps_pictures(grids, monkeypatch):
     """ready=True draws every learning rate and warm-up of both models before it shows: no control move draws."""
     e = training_widgets.TrainingExplorer(grids, model="Transformer")
-    assert len(e._frames) == 3 * 2 + 2 * 1  # Transformer: 3 learning rates × 2 warm-ups; MLP: 2 × 1
-    monkeypatch.setattr(training_widgets, "explorer_figure", lambda *a, **k: pytest.fail("drew a picture"))
+    assert e.pictures == 3 * 2 + 2 * 1  # Transformer: 3 learning rates × 2 warm-ups; MLP: 2 × 1
+    monkeypatch.setattr(explorers.training, "explorer_figure", lambda *a, **k: pytest.fail("drew a picture"))
     seen = {e.plot.value}
     for lr in (1e-3, 1e-2):
         e.lr.value = lr

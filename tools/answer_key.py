@@ -52,7 +52,7 @@ def _comment_above(lines: list[str], pattern: re.Pattern) -> str:
     return ""
 
 
-def number(value: float) -> str:
+def key_number(value: float) -> str:
     """A number for the key: integers and short exact decimals as they are, |v| ≥ 0.01 to three decimals (the rounding
     the questions ask for), smaller ones to three significant digits; |v| < 1e-9 is 0."""
     v = float(value)
@@ -72,10 +72,10 @@ def show(answer) -> str:
         return f"`{answer}`"
     arr = np.asarray(answer, dtype=np.float64)
     if arr.ndim == 0:
-        return number(arr)
+        return key_number(arr)
 
     def nested(a: np.ndarray) -> str:
-        return "[" + ", ".join(number(v) if a.ndim == 1 else nested(v) for v in a) + "]"
+        return "[" + ", ".join(key_number(v) if a.ndim == 1 else nested(v) for v in a) + "]"
 
     return nested(arr)
 

@@ -16,7 +16,7 @@ FONT_FILE = Path(__file__).with_name("LNlibSansCJKSC-Regular.otf")
 LICENSE_FILE = Path(__file__).with_name("OFL.txt")
 
 
-def register() -> str | None:
+def register_font() -> str | None:
     """Add the bundled font to matplotlib's font manager (once); its family name, or None if the file is missing."""
     if any(entry.name == FAMILY for entry in font_manager.fontManager.ttflist):
         return FAMILY
@@ -26,4 +26,4 @@ def register() -> str | None:
     return FAMILY
 
 
-register()
+register_font()

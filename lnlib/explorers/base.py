@@ -1,0 +1,264 @@
+"""What every explorer shares: the box with its offline notice, one observer per control, outputs kept per state
+and drawn ahead in idle time, and `Picture`, the live figure of an explorer moved through its render-layer handle.
+
+Each explorer defines `view(state)`: what each output shows for a state of its controls, computed from that state
+alone. `render()` shows the current state's view; a view is kept per state (`VIEWS` of them) and, inside a running
+kernel, the states one step up and down on the slider moved last are computed in idle time, so the next step of
+that slider only sends what is ready. Every control is wired through a `live.Coalescer`: a change made in Python
+renders at once (tests set a control's `.value` and read the rendered HTML without a browser), a burst of changes
+from the browser renders once with the latest value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import math
+from collections.abc import Callable, Hashable
+
+import ipywidgets as widgets
+
+from .._lru import LRU
+from ..live import Coalescer, LiveFigure
+
+
+def error_html(message: str) -> str:
+    return f'<span style="color:#b91c1c">⚠ {html.escape(message)}</span>'
+
+
+# --- an explorer without a live kernel says so (issue 32) -------------------------------------------------------
+#
+# A widget view whose model has no live connection to a kernel — restored from the state stored in the notebook
+# when it is opened, or left on the page when the kernel restarts — carries ipywidgets' class
+# `jupyter-widgets-disconnected`, and its controls do nothing. Every explorer's box holds, first, an HTML widget
+# with a style sheet and a Chinese notice: the style sheet shows the notice and hides everything else of the
+# explorer while the box is disconnected (so no picture or number can disagree with the controls), and hides the
+# notice while the kernel is live. It needs no JavaScript: the same state works from the kernel and from the
+# notebook file. The sheet also makes the explorers' tables as compact as the static ones (an HTML widget's text
+# otherwise gets the 28 px line height of a control).
+
+EXPLORER_CLASS = "ln-explorer"
+NOTICE_CLASS = "ln-offline"
+OFFLINE_MESSAGE = (
+    "【探索器暂时不能用】这个探索器没有连着正在运行的内核（刚打开笔记本，或者内核重启过），所以拖动、点击和输入都不会有反应。"
+    "请重新运行上面的单元格和这个单元格（从上到下依次按 Shift + Enter），或选择菜单「Run → Run All Cells」。"
+)
+OFFLINE_CSS = f"""
+.{EXPLORER_CLASS} > .{NOTICE_CLASS} {{ display: none; }}
+.{EXPLORER_CLASS}.jupyter-widgets-disconnected > .{NOTICE_CLASS} {{ display: flex; }}
+.{EXPLORER_CLASS}.jupyter-widgets-disconnected > :not(.{NOTICE_CLASS}) {{ display: none !important; }}
+.{EXPLORER_CLASS} .widget-html > .widget-html-content {{ line-height: normal; }}
+""".strip()
+
+
+def offline_notice() -> widgets.HTML:
+    """The notice an explorer shows, instead of its controls and outputs, when no kernel is behind it."""
+    notice = widgets.HTML(
+        f"<style>{OFFLINE_CSS}</style>"
+        f'<div style="color:#b91c1c;line-height:1.5;padding:4px 0">{html.escape(OFFLINE_MESSAGE)}</div>'
+    )
+    notice.add_class(NOTICE_CLASS)
+    return notice
+
+
+def state_key(state: tuple) -> tuple:
+    """A state as a cache key: floats to 12 significant digits, so a slider value the browser computed and the
+    same step computed here (they may differ in the last bit) are one state."""
+    return tuple(float(f"{v:.12g}") if isinstance(v, float) else v for v in state)
+
+
+def slider_steps(control: widgets.Widget) -> list:
+    """The values one step away from a slider's value, within its range (none for other controls)."""
+    if not isinstance(control, (widgets.FloatLogSlider, widgets.FloatSlider, widgets.IntSlider)):
+        return []
+    log = isinstance(control, widgets.FloatLogSlider)
+    at = math.log(control.value, control.base) if log else control.value
+    k = round((at - control.min) / control.step)
+    values = []
+    for j in (k + 1, k - 1):
+        position = control.min + j * control.step
+        if control.min - 1e-9 <= position <= control.max + 1e-9:
+            values.append(control.base**position if log else type(control.value)(position))
+    return values
+
+
+class Picture:
+    """An explorer's live figure, moved through the render layer's handle (`lnlib.plots.StageFigure` …).
+
+    `frame(shape, key, *result)` returns the PNG of `result`: the frame kept under `key`, else the handle of that
+    data shape (`shape`: a row length, or None) moved with `handle.update(*result)`, else a new handle built with
+    `build(*result)`. Each shape keeps its own figure (`shapes` of them), so going back to a shape moves that
+    figure instead of building one. With `borrow_layout`, a new shape's figure is placed where the last figure's
+    axes are (no layout pass, the panels stay put; the first is laid out with room for wide tick labels), and
+    each frame is laid out again when a new tick label no longer fits.
+    """
+
+    def __init__(self, build: Callable, *, shapes: int = 1, borrow_layout: bool = False):
+        self._build = build
+        self._kept = LRU(shapes)  # shape → (handle, LiveFigure)
+        self.borrow_layout = borrow_layout
+        self.handle = None  # the handle and live figure drawn last
+        self.live: LiveFigure | None = None
+
+    def has(self, shape: Hashable) -> bool:
+        """A figure for this shape exists: drawing it costs no new figure."""
+        return shape in self._kept
+
+    @property
+    def figures(self) -> int:
+        """How many figures are kept (one per shape)."""
+        return len(self._kept)
+
+    @property
+    def frames(self) -> int:
+        """Frames drawn so far by the figures kept."""
+        return sum(live.frames for _, live in self._kept.values())
+
+    def forget_frames(self) -> None:
+        """Forget the frames, keep the figures: the next frame of any state is drawn (benchmarks count drawing)."""
+        for _, live in self._kept.values():
+            live.forget_frames()
+
+    def reset(self) -> None:
+        """Forget every figure and frame: the next frame is drawn from scratch."""
+        self._kept.clear()
+        self.handle = self.live = None
+
+    def frame(self, shape: Hashable, key: Hashable, *result) -> bytes:
+        kept = self._kept.get(shape)
+        if kept is None:
+            handle = self._build(*result)
+            live = LiveFigure(handle.fig)
+            if self.borrow_layout:
+                if self.live is None:
+                    live.lay_out_roomy()  # room for the tick labels of the vectors a learner types next
+                else:
+                    live.use_positions(self.live.positions())
+            live.animate(handle.moving)
+            self._kept.put(shape, (handle, live))
+            self.handle, self.live = handle, live
+            return self._png(key)
+        self.handle, self.live = kept
+        png = self.live.cached(key)
+        if png is None:
+            self.handle.update(*result)
+            png = self._png(key)
+        return png
+
+    def _png(self, key: Hashable) -> bytes:
+        return self.live.fitted_png(key) if self.borrow_layout else self.live.png(key)
+
+
+class Explorer:
+    """Base: a VBox in `self.box`; displaying the explorer displays the box. The box starts with a notice that
+    only shows when no live kernel is behind the explorer (see `offline_notice`).
+
+    `render()` shows `view(state())`; `self.updates` (a `live.Coalescer`) calls it for every wired control.
+    A view lists the picture before the tables: the browser applies the updates in order, so once the new
+    numbers show, the picture that belongs to them is already there. An explorer with a figure keeps it in
+    `self.picture` (a `Picture`).
+    """
+
+    updates: Coalescer
+    controls: tuple[widgets.Widget, ...] = ()
+    picture: Picture | None = None
+    PREFETCH_DELAY = 0.05  # seconds of idle time before `prefetch` runs
+    VIEWS = 64  # states whose outputs are kept
+
+    def _wire(self, *controls: widgets.Widget) -> None:
+        """One observer for every control: any change asks for one render (coalesced for the browser)."""
+        self.controls = controls
+        self._views = LRU(self.VIEWS)
+        self._moved = 0  # the control moved last: its neighbours are drawn ahead first
+        self.updates = Coalescer(self.render)
+        for control in controls:
+            control.observe(self._on_control, names="value")
+
+    def _on_control(self, change) -> None:
+        self._moved = self.controls.index(change["owner"])
+        self.updates.request(change)
+
+    def state(self) -> tuple:
+        """What the outputs show depends on: the controls' values, last (explorers put more in front)."""
+        return tuple(control.value for control in self.controls)
+
+    def view(self, state: tuple) -> list[tuple[widgets.Widget, object]]:
+        """(output widget, value) pairs showing `state`, the picture first; computed from `state` alone."""
+        raise NotImplementedError
+
+    def render(self) -> None:
+        self._show(self.state())
+        self._prefetch_later()
+
+    def is_ready(self, state: tuple) -> bool:
+        """True when the outputs of `state` are kept: showing it sends what is ready."""
+        return state_key(state) in self._views
+
+    def forget_views(self) -> None:
+        """Forget what each state showed (the figures stay): the next render of any state computes and draws it."""
+        self._views.clear()
+        if self.picture is not None:
+            self.picture.forget_frames()
+
+    def start_over(self) -> None:
+        """Forget every kept figure, frame and view, and draw the current state from scratch."""
+        if self.picture is not None:
+            self.picture.reset()
+        self._views.clear()
+        self.render()
+
+    def _show(self, state: tuple) -> None:
+        for output, value in self._view(state):
+            output.value = value  # the same value again sends nothing
+
+    def _view(self, state: tuple) -> list[tuple[widgets.Widget, object]]:
+        key = state_key(state)
+        shown = self._views.get(key)
+        if shown is None:
+            shown = self.view(state)
+            self._views.put(key, shown)
+        return shown
+
+    def neighbours(self) -> list[tuple]:
+        """The states one step up and one step down on the slider moved last (only: drawing ahead must stay a
+        small, bounded cost, or it slows down the browser on a busy machine)."""
+        if not self.controls:
+            return []
+        state = self.state()
+        at = len(state) - len(self.controls) + self._moved
+        return [(*state[:at], value, *state[at + 1 :]) for value in slider_steps(self.controls[self._moved])]
+
+    def prefetch(self) -> None:
+        """Compute the next missing neighbour of the current state (one per call, then reschedule)."""
+        for state in self.neighbours():
+            if not self.is_ready(state):
+                self._view(state)
+                self._prefetch_later()
+                return
+
+    def _prefetch_later(self) -> None:
+        """Inside a running kernel, call `self.prefetch()` in idle time."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # plain Python (tests, scripts): nothing runs in the background
+            return
+        loop.call_later(self.PREFETCH_DELAY, self.prefetch)
+
+    @property
+    def box(self) -> widgets.Box:
+        return self._box
+
+    @box.setter
+    def box(self, box: widgets.Box) -> None:
+        """The explorer's box, with the notice for a missing kernel put first (see `offline_notice`)."""
+        box.children = (offline_notice(), *box.children)
+        box.add_class(EXPLORER_CLASS)
+        self._box = box
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The box's widget view; its plain-text form (what JupyterLab shows for a notebook just opened and not
+        yet run, which it does not trust to render widgets) is the notice, not the repr of a VBox."""
+        bundle = self.box._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict) and "text/plain" in bundle:
+            bundle = {**bundle, "text/plain": f"{type(self).__name__}：{OFFLINE_MESSAGE}"}
+        return bundle

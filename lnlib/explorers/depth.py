@@ -1,0 +1,59 @@
+"""Notebook 09's explorer: per-layer FFN gradient norms of Post-LN and Pre-LN as the depth changes."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import plots, tables
+from .._checks import check_int_in_range
+from .._lru import LRU
+from ..transformer import ffn_gradient_norms
+from .base import Explorer, Picture
+
+
+class DepthExplorer(Explorer):
+    """Notebook 09: choose the depth; the per-layer FFN gradient norms of Post-LN and Pre-LN are redrawn.
+
+    Each depth is computed once per explorer (moving back to a depth costs nothing). Inside a running kernel the
+    two neighbouring depths are computed and drawn in idle time after each render, one at a time, so the next
+    step of the slider finds its picture ready.
+    """
+
+    FORMS = ("post", "pre")
+    DEPTHS = (2, 24)
+
+    def __init__(self, depth: int = 6, width: int = 64):
+        depth = check_int_in_range(depth, "depth", *self.DEPTHS)
+        self.width = check_int_in_range(width, "width", 1, 4096)
+        low, high = self.DEPTHS
+        self.depth = widgets.IntSlider(
+            value=depth, min=low, max=high, step=1, description="层数 L：", continuous_update=False
+        )
+        self.summary = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        self.box = widgets.VBox([self.depth, self.summary, self.plot])
+        self._series = LRU(high - low + 1)
+        self.picture = Picture(
+            lambda series: plots.DepthFigure(
+                series, max_depth=high, xlabel="第几层（1 = 靠近输入）", ylabel=r"$\|\partial L/\partial W_2\|_F$"
+            )
+        )
+        self._wire(self.depth)
+        self.render()
+
+    def series(self, depth: int) -> dict[str, np.ndarray]:
+        """The gradient norm of each layer's W₂ for each residual form, at this depth (computed once)."""
+        series = self._series.get(depth)
+        if series is None:
+            series = {f: ffn_gradient_norms(f, depth, self.width) for f in self.FORMS}
+            self._series.put(depth, series)
+        return series
+
+    def view(self, state: tuple) -> list:
+        (depth,) = state
+        series = self.series(depth)
+        return [
+            (self.plot, self.picture.frame(None, depth, series)),
+            (self.summary, tables.gradient_table(series).to_html()),
+        ]

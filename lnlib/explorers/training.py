@@ -1,0 +1,286 @@
+"""Notebook 15's explorer: pick the model, its normalization or LayerNorm placement, the learning rate and the
+warm-up, and see the loss and gradient-norm curves. Every run is trained ONCE beforehand (`lnlib.training.sweep`);
+the controls only choose among them; each picture is drawn once and kept.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import ipywidgets as widgets
+import traitlets
+
+from .._lru import LRU
+from ..live import LiveFigure
+from ..training import BLOWUP, WINDOW, Run, final_loss
+from ..training_plots import explorer_figure, label, select
+from .base import Explorer
+
+
+def divergence_text(run) -> str:
+    """Where and why a diverged run stopped, counting steps as the notebook's text does: the first step is
+    第 1 步 (its loss is `run.losses[0]`), so a run whose second loss blew up stopped at 第 2 步."""
+    step = run.losses.size  # the run stopped at the step of its last recorded loss (lnlib.training._train)
+    last_loss, last_norm = run.losses[-1], run.grad_norms[-1]
+    if not (math.isfinite(last_loss) and math.isfinite(last_norm)):
+        why = "损失或梯度变成了 inf/NaN"
+    else:
+        why = (
+            f"损失超过了第 1 步的 {BLOWUP:g} 倍"
+            if step <= WINDOW
+            else f"最近 {WINDOW} 步的平均损失超过了前 {WINDOW} 步平均的 {BLOWUP:g} 倍"
+        )
+    return f"第 {step} 步发散（{why}，训练就此停下）"
+
+
+def summary_html(runs: dict) -> str:
+    """One line per run: final loss (or at which step and why it diverged) and the held-out accuracy."""
+    rows = []
+    for key, run in runs.items():
+        if run.diverged:
+            rows.append(f"{html.escape(label(key))}：{divergence_text(run)}")
+        else:
+            rows.append(
+                f"{html.escape(label(key))}：最后 20 步平均损失 {final_loss(run):.3f}，"
+                f"测试准确率 {run.test_accuracy:.0%}"
+            )
+    return "<br>".join(rows)
+
+
+class Checkboxes(widgets.HBox):
+    """One checkbox per option, in a row after a label: `value` is the tuple of the checked options' values in the
+    options' order (what a SelectMultiple gives, with no Ctrl+click). The last checked box is disabled, so the
+    learner cannot reach an empty choice (a picture of no runs) from the browser; Python may set any value.
+
+    `options` are (label, value) pairs; a new `options` builds new boxes. Observe `value` as on any control.
+    """
+
+    value = traitlets.Tuple()
+    options = traitlets.Tuple()
+
+    def __init__(self, options, value, description: str):
+        self.description = description
+        self._label = widgets.Label(description, layout=widgets.Layout(width="80px"))
+        self._boxes: list[widgets.Checkbox] = []
+        self._syncing = False
+        super().__init__(layout=widgets.Layout(align_items="center"))
+        self.options = tuple(options)
+        self.value = tuple(value)
+
+    @traitlets.validate("value")
+    def _valid_value(self, proposal):
+        known = [v for _, v in self.options]
+        chosen = set(proposal["value"])
+        unknown = chosen - set(known)
+        if unknown:
+            raise traitlets.TraitError(f"value: {sorted(map(str, unknown))} not among the options {known}")
+        return tuple(v for v in known if v in chosen)
+
+    @traitlets.observe("options")
+    def _build(self, change) -> None:
+        for box in self._boxes:
+            box.close()
+        self._boxes = [
+            widgets.Checkbox(value=False, description=text, indent=False, layout=widgets.Layout(width="auto"))
+            for text, _ in self.options
+        ]
+        for box in self._boxes:
+            box.observe(self._clicked, names="value")
+        self.value = tuple(v for v in self.value if v in {v for _, v in self.options})
+        self._show(self.value)
+        self.children = (self._label, *self._boxes)
+
+    @traitlets.observe("value")
+    def _on_value(self, change) -> None:
+        self._show(change["new"])
+
+    def _show(self, chosen: tuple) -> None:
+        """Tick the boxes of `chosen`; disable the box that is the only one ticked."""
+        self._syncing = True
+        try:
+            for box, (_, v) in zip(self._boxes, self.options, strict=True):
+                with box.hold_sync():
+                    box.value = v in chosen
+                    box.disabled = len(chosen) == 1 and v in chosen
+        finally:
+            self._syncing = False
+
+    def _clicked(self, change) -> None:
+        if not self._syncing:
+            self.value = tuple(v for box, (_, v) in zip(self._boxes, self.options, strict=True) if box.value)
+
+
+class TrainingExplorer(Explorer):
+    """Controls over precomputed grids: {"MLP": mlp_grid, "Transformer": transformer_grid}, each
+    {(variant, lr, warmup): Run}. Shows loss and gradient-norm curves of the chosen variants.
+
+    Nothing is trained here, and a picture is drawn once per choice and kept. With `ready=True` (the default)
+    the explorer draws, before it shows, the picture of every learning rate and warm-up of every model with all
+    its variants chosen (a dozen pictures, about a second): then the slider and the buttons only swap pictures,
+    however fast the learner clicks and however busy the machine. Other choices of variants are drawn when first
+    chosen, and their neighbours (the next and previous learning rate, the other warm-up) in idle time.
+    """
+
+    CACHE_SIZE = 128
+
+    def __init__(self, grids: dict, model: str | None = None, *, ready: bool = True):
+        if not isinstance(grids, dict):
+            raise TypeError(
+                f"grids: expected {{name: grid}}, each grid from training.sweep, got {type(grids).__name__}"
+            )
+        if not grids:
+            raise ValueError("grids: expected at least one grid of runs")
+        for name, grid in grids.items():
+            _check_grid(name, grid)
+        if model is not None and model not in grids:
+            raise ValueError(f"model: expected one of {list(grids)}, got {model!r}")
+        self.grids = grids
+        first = model if model is not None else next(iter(grids))
+        variants, lrs, warmups = self._choices(first)
+        _, chosen, lr, warmup = self.opening_choice(first)
+        self.model = widgets.ToggleButtons(options=list(grids), value=first, description="模型：")
+        self.variants = Checkboxes(variants, chosen, description="归一化：")
+        self.lr = widgets.SelectionSlider(options=lrs, value=lr, description="学习率：", continuous_update=False)
+        self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
+        self.summary = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        self._frames = LRU(self.CACHE_SIZE)
+        self._positions: dict[str, list] = {}  # the axes' places in each model's first picture
+        self._switching = False
+        self.model.observe(self.on_model, names="value")
+        self._wire(self.variants, self.lr, self.warmup)
+        self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.plot])
+        self.render()
+        if ready:
+            for state in self.every_default_choice():
+                self.frame(state)
+
+    def every_default_choice(self) -> list[tuple]:
+        """Every (model, all its variants, lr, warm-up) of the grids: what the slider and buttons reach."""
+        states = []
+        for model in self.grids:
+            variants, lrs, warmups = self._choices(model)
+            chosen = tuple(v for _, v in variants)
+            states += [(model, chosen, lr, w) for _, lr in lrs for _, w in warmups]
+        return states
+
+    def _choices(self, model: str) -> tuple[list, list, list]:
+        """(label, value) options of the variants, learning rates and warm-ups present in one grid."""
+        keys = list(self.grids[model])
+        variants = list(dict.fromkeys(k[0] for k in keys))
+        return (
+            [(label(v), v) for v in variants],
+            [(f"{lr:g}", lr) for lr in sorted({k[1] for k in keys})],
+            [(f"{w} 步", w) for w in sorted({k[2] for k in keys})],
+        )
+
+    def opening_choice(self, model: str) -> tuple:
+        """(model, variants, lr, warm-up) a model opens with: all its variants, the middle learning rate, the first
+        warm-up."""
+        variants, lrs, warmups = self._choices(model)
+        return (model, tuple(v for _, v in variants), lrs[len(lrs) // 2][1], warmups[0][1])
+
+    def on_model(self, change) -> None:
+        variants, lrs, warmups = self._choices(self.model.value)
+        opening = self.opening_choice(self.model.value)
+        # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
+        self.plot.value = self.frame(opening)
+        self._switching = True  # new options fire the observers: render once, after all of them are set
+        try:  # each control's options and value in one message, not one per trait (the picture waits behind them)
+            with self.variants.hold_sync(), self.lr.hold_sync(), self.warmup.hold_sync():
+                self.variants.options, self.variants.value = variants, opening[1]
+                self.lr.options, self.lr.value = lrs, opening[2]
+                self.warmup.options, self.warmup.value = warmups, opening[3]
+        finally:
+            self._switching = False
+        self.updates.request(change)
+
+    def state(self) -> tuple:
+        return (self.model.value, tuple(self.variants.value), self.lr.value, self.warmup.value)
+
+    def render(self) -> None:
+        if self._switching:
+            return
+        model, variants, lr, warmup = self.state()
+        runs = select(self.grids[model], variants, lr, warmup)
+        if not runs:  # only Python can get here (the last ticked box is disabled): no picture of other runs
+            self.plot.layout.display = "none"
+            self.summary.value = "请至少选一种归一化。"
+            return
+        self.plot.layout.display = None
+        self.plot.value = self.frame(self.state())  # the picture first, the numbers last (see widgets.Explorer)
+        self.summary.value = summary_html(runs)
+        self._prefetch_later()
+
+    def frame(self, state: tuple) -> bytes:
+        """The picture of one choice (model, variants, lr, warmup), drawn once and then kept."""
+        png = self._frames.get(state)
+        if png is None:
+            model, variants, lr, warmup = state
+            live = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup))
+            # every picture of a model has the same panels: lay out the first one, place the others alike (laid
+            # out again when its tick labels are wider than the first picture's)
+            if model in self._positions and live.use_positions(self._positions[model]):
+                png = live.fitted_png()
+            else:
+                png = live.png()
+            self._positions.setdefault(model, live.positions())
+            self._frames.put(state, png)
+        return png
+
+    def forget_views(self) -> None:
+        """Forget every drawn picture: the next choice is drawn again (benchmarks count drawing)."""
+        self._frames.clear()
+
+    @property
+    def pictures(self) -> int:
+        """How many pictures are drawn and kept."""
+        return len(self._frames)
+
+    def is_ready(self, state: tuple) -> bool:
+        """True when the picture of this choice is drawn and kept."""
+        return state in self._frames
+
+    def neighbours(self) -> list[tuple]:
+        """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
+        buttons, then the other models as they open, then one checkbox clicked (each variant ticked or unticked;
+        never none), then every other learning rate and warm-up of this choice of variants. The grids are small
+        (a dozen pictures), so in a while every picture is ready."""
+        model, variants, lr, warmup = self.state()
+        lrs = [v for _, v in self.lr.options]
+        warmups = [v for _, v in self.warmup.options]
+        i = lrs.index(lr)
+        near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
+        states = [(model, variants, v, warmup) for v in near]
+        states += [(model, variants, lr, w) for w in warmups if w != warmup]
+        states += [self.opening_choice(other) for other in self.grids if other != model]
+        every = [v for _, v in self.variants.options]
+        for v in every:
+            clicked = tuple(u for u in every if (u in variants) != (u == v))
+            if clicked:
+                states.append((model, clicked, lr, warmup))
+        states += [(model, variants, r, w) for r in lrs for w in warmups]
+        return list(dict.fromkeys(states))
+
+    def prefetch(self) -> None:
+        """Draw the next missing neighbour of the current choice (one per call, then reschedule)."""
+        for state in self.neighbours():
+            if not self.is_ready(state) and state[1]:
+                self.frame(state)
+                self._prefetch_later()
+                return
+
+
+def _check_grid(name, grid) -> None:
+    """One grid of runs as training.sweep returns it: a non-empty {(variant, lr, warmup_steps): Run}."""
+    if not isinstance(grid, dict):
+        raise TypeError(f"grids: the grid {name!r} must be a dict from training.sweep, got {type(grid).__name__}")
+    if not grid:
+        raise ValueError(f"grids: the grid {name!r} holds no runs (expected {{(variant, lr, warmup_steps): Run}})")
+    for key, run in grid.items():
+        if not (isinstance(key, tuple) and len(key) == 3) or not isinstance(run, Run):
+            raise TypeError(
+                f"grids: the grid {name!r} must map (variant, lr, warmup_steps) to a Run (training.sweep), "
+                f"got {key!r:.60} → {type(run).__name__}"
+            )
