@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, use_cjk_font
+from .labels import dim_label
 from .tables import Grid, Table
 from .tiny_lm import Forward, Score, norm_label
 
@@ -59,7 +60,7 @@ def score_table(scores: dict[str, Score], *, caption: str = "") -> Table:
     return _table(rows, ["损失（nats/字）", "下一个字的准确率"], caption, "模型")
 
 
-def row_stats_table(fwd: Forward, text: str, names, stat: str, *, caption: str = "") -> Table:
+def token_stats_table(fwd: Forward, text: str, names, stat: str, *, caption: str = "") -> Table:
     """μ or σ (stat "mu" / "sigma") of every character's row, one column per LayerNorm."""
     values = fwd.mu if stat == "mu" else fwd.sigma
     rows = {f"{i + 1} {ch}": [sig(values[n][0, i, 0]) for n in names] for i, ch in enumerate(text)}
@@ -108,13 +109,13 @@ def sigma_by_depth(fwd: Forward, text: str, names, *, toy_sigma: float = 5**0.5,
     return fig
 
 
-def variance_shares(shares: np.ndarray, name: str, *, title: str = "") -> Figure:
+def share_bars(shares: np.ndarray, name: str, *, title: str = "") -> Figure:
     """Each dimension's share of Σ(x − μ)² over many rows entering LayerNorm `name`, largest marked."""
     use_cjk_font()
     shares = np.asarray(shares, dtype=np.float64)
     d = len(shares)
     order = np.argsort(shares)[::-1]
-    top = "、".join(f"第 {j} 维 {shares[j]:.0%}" for j in order[:3])
+    top = "、".join(f"{dim_label(j + 1)} {shares[j]:.0%}" for j in order[:3])
     alt = (
         f"柱状图：进入「{norm_label(name)}」的所有行里，{d} 个维度各占 (x − μ)² 总和的比例。"
         f"最大的三个是 {top}，合计 {shares[order[:3]].sum():.0%}；每维平均分是 {1 / d:.1%}（虚线）。"
@@ -122,14 +123,14 @@ def variance_shares(shares: np.ndarray, name: str, *, title: str = "") -> Figure
     fig = _new_figure((7.2, 3.2), alt)
     ax = fig.add_subplot()
     colors = [OKABE_ITO["vermillion"] if j in order[:3] else OKABE_ITO["blue"] for j in range(d)]
-    ax.bar(np.arange(d), shares * 100, color=colors, hatch=None)
+    ax.bar(np.arange(1, d + 1), shares * 100, color=colors, hatch=None)
     for j in order[:3]:
-        ax.annotate(f"{shares[j]:.0%}", (j, shares[j] * 100), xytext=(0, 2), textcoords="offset points", ha="center")
+        ax.annotate(f"{shares[j]:.0%}", (j + 1, shares[j] * 100), xytext=(0, 2), textcoords="offset points", ha="center")
     ax.axhline(100 / d, color=MUTED_INK, linestyle="--", linewidth=1)
-    ax.annotate(f"平均分 {100 / d:.1f}%", (d - 1, 100 / d), xytext=(0, 3), textcoords="offset points", ha="right")
-    ax.set_xlabel("维度（从 0 数）")
+    ax.annotate(f"平均分 {100 / d:.1f}%", (d, 100 / d), xytext=(0, 3), textcoords="offset points", ha="right")
+    ax.set_xlabel("维度")
     ax.set_ylabel("占方差的比例（%）")
-    ax.set_xlim(-0.8, d - 0.2)
+    ax.set_xlim(0.2, d + 0.8)
     ax.set_ylim(0, shares.max() * 100 * 1.15)  # room for the largest bar's label under the title
     ax.set_title(title or f"{norm_label(name)}：每一维占多少方差（橙红色：最大的三维）")
     return fig
@@ -172,10 +173,10 @@ def explorer_table(fwd: Forward, text: str, name: str, guesses, *, dims: int = 4
             sig(fwd.mu[name][0, i, 0]),
             sig(fwd.sigma[name][0, i, 0]),
             *(sig(v) for v in xhat[i, :dims]),
-            f"第 {j} 维：{sig(xhat[i, j])}",
+            f"{dim_label(j + 1)}：{sig(xhat[i, j])}",
             f"「{guess}」 {p:.0%}",
         ]
-    columns = ["μ", "σ", *(f"x̂[{k}]" for k in range(dims)), "最大的 |x̂|", "猜下一个字"]
+    columns = ["μ", "σ", *(f"x̂ {dim_label(k + 1)}" for k in range(dims)), "最大的 |x̂|", "猜下一个字"]
     return _table(rows, columns, f"{norm_label(name)}：每个字的 μ、σ 和 x̂", "字")
 
 
@@ -194,7 +195,7 @@ def share_table(shares: dict[str, np.ndarray], *, caption: str = "") -> Table:
     rows = {}
     for n, s in shares.items():
         order = np.argsort(s)[::-1]
-        rows[norm_label(n)] = [f"第 {order[0]} 维", f"{s[order[0]]:.1%}", f"{s[order[:3]].sum():.1%}"]
+        rows[norm_label(n)] = [dim_label(order[0] + 1), f"{s[order[0]]:.1%}", f"{s[order[:3]].sum():.1%}"]
     d = len(next(iter(shares.values())))
     columns = ["最大的一维", "它占的方差", f"最大三维合计（平均分是 {3 / d:.1%}）"]
     return _table(rows, columns, caption, "LayerNorm")

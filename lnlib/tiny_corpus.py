@@ -17,8 +17,8 @@ from importlib import resources
 
 import numpy as np
 
-SEED = 16
-HELD_OUT = 0.1
+CORPUS_SEED = 16
+HELD_OUT_SHARE = 0.1
 END = "。"
 FILES = {"train": "tiny_lm_train.txt", "heldout": "tiny_lm_heldout.txt"}
 
@@ -57,12 +57,12 @@ def sentences() -> list[str]:
     return out
 
 
-def generate(seed: int = SEED) -> dict[str, str]:
+def generate(seed: int = CORPUS_SEED) -> dict[str, str]:
     """The training and held-out texts: all sentences shuffled with `seed`, the first 10 % held out."""
     unique = sorted(set(sentences()))
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(unique))
-    cut = round(HELD_OUT * len(unique))
+    cut = round(HELD_OUT_SHARE * len(unique))
     held = {unique[i] for i in order[:cut]}
     train = [s for s in sentences() if s not in held]
     train = [train[i] for i in rng.permutation(len(train))]
@@ -70,7 +70,7 @@ def generate(seed: int = SEED) -> dict[str, str]:
     return {"train": "".join(train), "heldout": "".join(heldout)}
 
 
-def load(part: str) -> str:
+def read_part(part: str) -> str:
     """The shipped text `part` ("train" or "heldout")."""
     if part not in FILES:
         raise ValueError(f"part: expected 'train' or 'heldout', got {part!r}")

@@ -28,8 +28,8 @@ from .training import adam_step, warmup_lr
 WEIGHTS_FILE = "tiny_lm_weights.npz"
 # sha256 of the shipped weights' values (`digest`): names in sorted order, each array's float64 bytes
 DIGEST = "67a61f730feece217278af559022e0a041afdfb6d4ac1a9c040f9e272654cee1"
-LN_EPS = 1e-5
-MODES = ("ln", "none", "rms", "frozen")
+LM_EPS = 1e-5
+ABLATION_MODES = ("ln", "none", "rms", "frozen")
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class Ablation:
 
     mode: str = "ln"
     where: tuple[str, ...] | None = None
-    eps: float = LN_EPS
+    eps: float = LM_EPS
     frozen: dict = field(default_factory=dict)
 
     def applies(self, name: str) -> bool:
@@ -121,7 +121,7 @@ class Forward:
 def _norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, name: str, ab: Ablation):
     """(y, mu, sd, xhat) of one normalization over the last axis, as `ab` says for LayerNorm `name`."""
     mode = ab.mode if ab.applies(name) else "ln"
-    eps = ab.eps if ab.applies(name) else LN_EPS
+    eps = ab.eps if ab.applies(name) else LM_EPS
     if mode == "none":
         return x.copy(), None, None, x
     if mode == "rms":
@@ -317,7 +317,7 @@ def windows(ids: np.ndarray, context: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def heldout(model: Model) -> tuple[np.ndarray, np.ndarray]:
-    return windows(encode(model.config, tiny_corpus.load("heldout").strip()), model.config.context)
+    return windows(encode(model.config, tiny_corpus.read_part("heldout").strip()), model.config.context)
 
 
 @dataclass(frozen=True)
@@ -335,7 +335,7 @@ def evaluate(model: Model, x, y, ablation: Ablation = NORMAL) -> Score:
 def baselines(model: Model, x, y) -> dict[str, Score]:
     """Unigram and bigram models counted on the training text (add-one smoothing), scored on (x, y)."""
     v = len(model.config.vocab)
-    train = encode(model.config, tiny_corpus.load("train").strip())
+    train = encode(model.config, tiny_corpus.read_part("train").strip())
     uni = np.bincount(train, minlength=v) + 1.0
     uni /= uni.sum()
     big = np.ones((v, v))
@@ -371,15 +371,15 @@ def predict(model: Model, text: str) -> tuple[Forward, list[tuple[str, float]]]:
 
 # ---- training (tools/train_tiny_lm.py) ----
 
-SEED = 0
-STEPS = 3000
+TRAIN_SEED = 0
+TRAIN_STEPS = 3000
 BATCH = 32
 LR = 3e-3
 WARMUP = 100
 RECORD = 20  # the first steps' losses stored with the weights
 
 
-def train(config: Config, text: str, *, seed: int = SEED, steps: int = STEPS, batch: int = BATCH, lr: float = LR):
+def train(config: Config, text: str, *, seed: int = TRAIN_SEED, steps: int = TRAIN_STEPS, batch: int = BATCH, lr: float = LR):
     """Adam on random windows of `text` (one rng for the initialization and the batches, seeded with `seed`);
     a linear warm-up over WARMUP steps, then a linear decay to 0 at `steps`. Returns (params, losses)."""
     ids = encode(config, text)

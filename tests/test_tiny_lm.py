@@ -85,7 +85,7 @@ def test_the_model_learned(model, held, normal):
     assert normal.loss <= base["bigram"].loss - 0.15
     assert normal.accuracy > base["bigram"].accuracy
     # the unigram baseline counted independently: always guessing the most common character
-    text = tiny_corpus.load("train").strip()
+    text = tiny_corpus.read_part("train").strip()
     common = max(set(text), key=text.count)
     y = held[1]
     assert base["unigram"].accuracy == pytest.approx(np.mean(y == model.config.vocab.index(common)))
@@ -158,7 +158,7 @@ def test_a_fresh_run_repeats_the_first_steps(model):
 def test_the_shipped_corpus_regenerates_exactly():
     texts = tiny_corpus.generate()
     for part in ("train", "heldout"):
-        assert tiny_corpus.load(part) == texts[part] + "\n"
+        assert tiny_corpus.read_part(part) == texts[part] + "\n"
     train, held = set(texts["train"].split("。")), set(texts["heldout"].split("。"))
     assert not (train & held) - {""}  # no held-out sentence occurs in the training text
     assert "我吃苹果" in train | held

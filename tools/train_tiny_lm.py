@@ -37,7 +37,7 @@ def config() -> tiny_lm.Config:
     return tiny_lm.Config("".join(sorted(set(texts["train"] + texts["heldout"]))))
 
 
-def run(seed: int = tiny_lm.SEED) -> tuple[tiny_lm.Config, dict[str, np.ndarray], np.ndarray]:
+def run(seed: int = tiny_lm.TRAIN_SEED) -> tuple[tiny_lm.Config, dict[str, np.ndarray], np.ndarray]:
     cfg = config()
     params, losses = tiny_lm.train(cfg, tiny_corpus.generate()["train"], seed=seed)
     return cfg, params, losses
