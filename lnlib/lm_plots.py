@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, use_cjk_font
 from .labels import dim_label
+from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, use_cjk_font
 from .tables import Grid, Table
 from .tiny_lm import Forward, Score, norm_label
 
@@ -125,7 +125,9 @@ def share_bars(shares: np.ndarray, name: str, *, title: str = "") -> Figure:
     colors = [OKABE_ITO["vermillion"] if j in order[:3] else OKABE_ITO["blue"] for j in range(d)]
     ax.bar(np.arange(1, d + 1), shares * 100, color=colors, hatch=None)
     for j in order[:3]:
-        ax.annotate(f"{shares[j]:.0%}", (j + 1, shares[j] * 100), xytext=(0, 2), textcoords="offset points", ha="center")
+        ax.annotate(
+            f"{shares[j]:.0%}", (j + 1, shares[j] * 100), xytext=(0, 2), textcoords="offset points", ha="center"
+        )
     ax.axhline(100 / d, color=MUTED_INK, linestyle="--", linewidth=1)
     ax.annotate(f"平均分 {100 / d:.1f}%", (d, 100 / d), xytext=(0, 3), textcoords="offset points", ha="right")
     ax.set_xlabel("维度")

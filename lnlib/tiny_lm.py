@@ -379,7 +379,9 @@ WARMUP = 100
 RECORD = 20  # the first steps' losses stored with the weights
 
 
-def train(config: Config, text: str, *, seed: int = TRAIN_SEED, steps: int = TRAIN_STEPS, batch: int = BATCH, lr: float = LR):
+def train(
+    config: Config, text: str, *, seed: int = TRAIN_SEED, steps: int = TRAIN_STEPS, batch: int = BATCH, lr: float = LR
+):
     """Adam on random windows of `text` (one rng for the initialization and the batches, seeded with `seed`);
     a linear warm-up over WARMUP steps, then a linear decay to 0 at `steps`. Returns (params, losses)."""
     ids = encode(config, text)

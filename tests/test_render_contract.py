@@ -162,7 +162,10 @@ def test_no_import_inside_a_function(module):
 RENDER_AND_WIDGET_MODULES = sorted(
     [
         *(f"{name}.py" for name in ("tables", "plots", "training_plots", "geometry_plots", "axes_diagrams")),
-        *(f"{name}.py" for name in ("attention_scaling_plot", "widgets", "training_widgets", "lm_plots", "lm_explorer")),
+        *(
+            f"{name}.py"
+            for name in ("attention_scaling_plot", "widgets", "training_widgets", "lm_plots", "lm_explorer")
+        ),
         *(f"explorers/{path.name}" for path in (ROOT / "lnlib" / "explorers").glob("*.py")),
     ]
 )
