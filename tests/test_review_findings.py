@@ -1,0 +1,116 @@
+"""Findings of the second learner's review: feedback that names the right mistake.
+
+Every wrong value below is computed here from the question's own numbers (or written by hand), never read from
+`lnlib.exercises`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lnlib.exercises import EXERCISES, judge
+
+_WO = np.array([8.0, 6.0, 4.0, 2.0])  # 我, as notebook 01 introduces it
+_APPLE = np.array([2.0, 4.0, 6.0, 8.0])  # 苹果
+
+
+def _xhat(x):
+    x = np.asarray(x, dtype=np.float64)
+    return (x - x.mean()) / np.sqrt(((x - x.mean()) ** 2).mean())
+
+
+# ---------------------------------------------------------------- a conceptual error is not "very close"
+
+
+@pytest.mark.parametrize(
+    ("name", "answer"),
+    [("09.pre_ratio", 0.4), ("09.pre_ratio", 0.5), ("08.bn_chi_dim1", 1.342), ("15.predict_batch1", 0.5)],
+)
+def test_a_conceptual_error_is_never_called_close(name, answer):
+    verdict = judge(name, answer)
+    assert not verdict.ok
+    assert "很接近" not in verdict.message and "很接近" not in verdict.first, verdict.message
+
+
+def test_a_slip_in_the_last_digit_is_still_called_close():
+    # 10/√56 = 1.33631 asked to three decimals: 1.338 is two units of the last decimal off
+    verdict = judge("08.bn_chi_dim1", 1.338)
+    assert "很接近" in verdict.message, verdict.message
+
+
+def test_bn_chi_dim1_names_the_row_wise_layernorm_value():
+    # LayerNorm of the row 吃 = [20, 40, 60, 80]: |x̂₁| = 30 / √500 = 3/√5
+    verdict = judge("08.bn_chi_dim1", round(30 / np.sqrt(500), 3))
+    assert verdict.mistake and "LayerNorm" in verdict.mistake, verdict.message
+
+
+# ---------------------------------------------------------------- the sign hint only names x − μ where it is asked
+
+
+@pytest.mark.parametrize("name", ["06.mean_y_apple", "06.y_first", "14.affine", "10.softmax_two", "13.spacing"])
+def test_a_flipped_sign_without_a_subtraction_is_called_a_flipped_sign(name):
+    want = np.asarray(EXERCISES[name].expected, dtype=np.float64)
+    verdict = judge(name, (-want).tolist())
+    assert "符号反了" in verdict.message, verdict.message
+    assert "μ − x" not in verdict.message and "减法" not in verdict.message, verdict.message
+
+
+def test_a_flipped_centered_row_still_names_the_order_of_the_subtraction():
+    verdict = judge("03.centered_apple", (5 - _APPLE).tolist())  # μ − x by hand
+    assert "x − μ" in verdict.message, verdict.message
+
+
+# ---------------------------------------------------------------- "rounded too early" in the exercise's own numbers
+
+
+def test_rounded_too_early_for_the_pear_row_names_its_own_sigma():
+    pear = np.array([3.0, 5.0, 6.0, 10.0])
+    answer = np.round((pear - 6) / 2.5, 3)  # σ = √6.5 ≈ 2.550 taken as 2.5
+    verdict = judge("03.xhat_wo", answer.tolist())
+    assert "取整太早" in verdict.message
+    assert "6.5" in verdict.message and "2.5" in verdict.message and "2.2" not in verdict.message, verdict.message
+
+
+def test_rounded_too_early_for_the_apple_row_names_root_five():
+    answer = np.round((_APPLE - 5) / 2.2, 3)
+    verdict = judge("03.xhat_apple", answer.tolist())
+    assert "√5" in verdict.message and "2.2" in verdict.message, verdict.message
+
+
+# ---------------------------------------------------------------- choice questions
+
+
+@pytest.mark.parametrize("name", ["14.lost", "14.pre_ln", "15.predict_scale", "09.which_form"])
+def test_a_choice_question_has_its_own_first_hint_and_echoes_in_chinese_quotes(name):
+    wrong = next(w for w in ("d", "c", "b", "none-of-these") if not judge(name, w).ok)
+    verdict = judge(name, wrong)
+    assert "公式" not in verdict.first, verdict.first
+    assert f"「{wrong}」" in verdict.first and f"'{wrong}'" not in verdict.message, verdict.first
+
+
+# ---------------------------------------------------------------- typical mistakes named (item 18)
+
+
+def test_swap_shift_names_the_xhat_of_wo():
+    verdict = judge("05.swap_shift", np.round(_xhat(_WO), 3).tolist())
+    assert verdict.mistake and "我" in verdict.mistake, verdict.message
+
+
+def test_column_mean_names_the_mean_of_the_second_row():
+    second_row = [2, 4, 4, 10]  # the second token of notebook 02's table
+    verdict = judge("02.column_mean", sum(second_row) / 4)
+    assert verdict.mistake and "第 2 行" in verdict.mistake, verdict.message
+
+
+def test_deepnorm_beta_names_two_n():
+    verdict = judge("09.deepnorm_beta", round((2 * 18) ** -0.25, 3))  # (2N)^(-1/4) instead of (8N)^(-1/4)
+    assert verdict.mistake and "2N" in verdict.mistake, verdict.message
+
+
+def test_merge_m2_names_half_of_the_merged_sum():
+    both = np.array([0.0, 2.0, 6.0, 8.0])
+    one_half = float(((both[2:] - both.mean()) ** 2).sum())  # only [6, 8] around the merged mean
+    assert one_half == 20
+    verdict = judge("14.merge_m2", one_half)
+    assert verdict.mistake and "一段" in verdict.mistake, verdict.message
