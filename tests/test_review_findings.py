@@ -114,3 +114,46 @@ def test_merge_m2_names_half_of_the_merged_sum():
     assert one_half == 20
     verdict = judge("14.merge_m2", one_half)
     assert verdict.mistake and "一段" in verdict.mistake, verdict.message
+
+
+# ---------------------------------------------------------------- numbers as the course writes them (item 16)
+
+
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [
+        ("1/3", 1 / 3),
+        ("-1/2", -0.5),
+        ("2×10⁻⁴", 0.0002),
+        ("2 × 10⁻⁴", 0.0002),
+        ("2*10^-4", 0.0002),
+        ("2e-4", 0.0002),
+        ("10⁻⁵", 0.00001),
+        ("1.5×10⁸", 150000000.0),
+    ],
+)
+def test_the_answer_reader_takes_fractions_and_powers_of_ten(typed, value):
+    from lnlib.text_input import parse_numbers
+
+    assert parse_numbers(typed).item() == pytest.approx(value, rel=1e-12)
+
+
+def test_the_answer_reader_takes_a_list_of_fractions():
+    from lnlib.text_input import parse_numbers
+
+    assert parse_numbers("[1/4, 3/4]").tolist() == [0.25, 0.75]
+
+
+@pytest.mark.parametrize("typed", ["1/0", "1/3/4", "2²", "½", "2×103", "2**10**3"])
+def test_the_answer_reader_refuses_what_is_not_a_simple_number(typed):
+    from lnlib.text_input import parse_numbers
+
+    with pytest.raises(ValueError):
+        parse_numbers(typed)
+
+
+def test_one_third_typed_as_a_fraction_is_right(capsys):
+    from lnlib.answers import answer_cell
+
+    answer_cell("15.predict_batch1", "1/3")
+    assert "✓" in capsys.readouterr().out
