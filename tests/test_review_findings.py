@@ -157,3 +157,69 @@ def test_one_third_typed_as_a_fraction_is_right(capsys):
 
     answer_cell("15.predict_batch1", "1/3")
     assert "✓" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- %%code_exercise: line numbers and Chinese (item 9)
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "said"),
+    [
+        ("def softmax(z:\n    return z", 2, "没有配对"),  # the def is line 2 of the cell, under %%code_exercise
+        ("def softmax(z)\n    return z", 2, "冒号"),
+        ("def softmax(z):\n    return z，1", 3, "中文"),
+        ("def softmax(z):\n    return (z", 3, "没有配对"),
+        ("def softmax(z):\n    return z)", 3, "多了一个右括号"),
+        ("def softmax(z):\nreturn z", 3, "缩进"),
+    ],
+)
+def test_a_syntax_error_names_the_line_of_the_cell_in_chinese(body, line, said, capsys):
+    from lnlib.answers import code_exercise_cell
+
+    code_exercise_cell("10.softmax", body, {"np": np})
+    out = capsys.readouterr().out
+    assert f"单元格第 {line} 行" in out and said in out, out
+    assert "was never closed" not in out and "expected ':'" not in out and "invalid character" not in out, out
+
+
+def test_an_error_while_running_names_the_line_of_the_cell(capsys):
+    from lnlib.answers import code_exercise_cell
+
+    code_exercise_cell("10.softmax", "x = 1\ny = x / 0", {"np": np})  # cell line 3 divides by zero
+    out = capsys.readouterr().out
+    assert "单元格第 3 行" in out and "ZeroDivisionError" in out, out
+
+
+# ---------------------------------------------------------------- a mistake named where it is defined (item 10)
+
+
+def test_t_over_w_without_the_zero_branch_is_still_named():
+    from lnlib.code_exercises import judge_function
+
+    def warmup(step, lr, warmup_steps):
+        return lr * min(1, step / warmup_steps)  # t / W, and ZeroDivisionError for warmup_steps = 0
+
+    verdict = judge_function("15.warmup_lr", warmup)
+    assert not verdict.ok and verdict.mistake and "step / warmup_steps" in verdict.mistake, verdict.message
+
+
+def test_only_the_missing_zero_branch_is_named_as_such():
+    from lnlib.code_exercises import judge_function
+
+    def warmup(step, lr, warmup_steps):
+        return lr * min(1, (step + 1) / warmup_steps)
+
+    verdict = judge_function("15.warmup_lr", warmup)
+    assert not verdict.ok and "warmup_steps = 0" in verdict.mistake, verdict.message
+
+
+def test_a_function_that_raises_almost_everywhere_is_not_given_a_mistake_name():
+    from lnlib.code_exercises import judge_function
+
+    def warmup(step, lr, warmup_steps):
+        if step != 120:
+            raise RuntimeError("还没写")
+        return lr
+
+    verdict = judge_function("15.warmup_lr", warmup)
+    assert not verdict.ok and not verdict.mistake, verdict.message
