@@ -223,3 +223,25 @@ def test_a_function_that_raises_almost_everywhere_is_not_given_a_mistake_name():
 
     verdict = judge_function("15.warmup_lr", warmup)
     assert not verdict.ok and not verdict.mistake, verdict.message
+
+
+# ---------------------------------------------------------------- no broken-link icons above the notice (item 20)
+
+
+def test_the_offline_style_sheet_hides_the_broken_link_icons_and_pictures():
+    """ipywidgets draws a broken-link icon as the ::before of every disconnected view: the explorer's box and the
+    notice itself, two icons above the Chinese notice. The explorer's style sheet hides both, and any picture."""
+    import re
+
+    from lnlib import widgets
+
+    rules = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", widgets.OFFLINE_CSS):
+        for selector in selectors.split(","):
+            rules[" ".join(selector.split())] = body.strip()
+    for selector in (
+        ".ln-explorer.jupyter-widgets-disconnected::before",
+        ".ln-explorer .jupyter-widgets-disconnected::before",
+        ".ln-explorer.jupyter-widgets-disconnected img",
+    ):
+        assert "display: none" in rules.get(selector, ""), (selector, rules)
