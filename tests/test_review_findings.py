@@ -245,3 +245,35 @@ def test_the_offline_style_sheet_hides_the_broken_link_icons_and_pictures():
         ".ln-explorer.jupyter-widgets-disconnected img",
     ):
         assert "display: none" in rules.get(selector, ""), (selector, rules)
+
+
+# ---------------------------------------------------------------- 12.dx_last is not printed by the Jacobian (item 4)
+
+
+def test_dx_last_is_the_sum_of_two_jacobian_rows_computed_by_hand():
+    x_hat = (_APPLE - 5) / np.sqrt(5)
+    g = np.array([1.0, 0.0, 0.0, 1.0])
+    by_hand = (g - 0.5 - x_hat * 0.0) / np.sqrt(5)  # mean(g) = 0.5, mean(g ⊙ x̂) = (−3 + 3) / (4√5) = 0
+    assert np.allclose(by_hand, [0.5 / np.sqrt(5), -0.5 / np.sqrt(5), -0.5 / np.sqrt(5), 0.5 / np.sqrt(5)])
+    assert judge("12.dx_last", np.round(by_hand, 3).tolist()).ok
+    assert judge("12.dx_last", [0.223, -0.224, -0.224, 0.223]).ok  # rows y₁ + y₄ of the figure, as printed
+    old = judge("12.dx_last", [0.089, -0.045, -0.179, 0.134])  # the figure's y₄ row: dy = [0, 0, 0, 1]
+    assert not old.ok and "[0, 0, 0, 1]" in old.mistake, old.message
+
+
+def test_the_give_away_search_reads_a_figures_alt_text():
+    import nbformat
+    from test_learner_path import give_away
+
+    nb = nbformat.v4.new_notebook()
+    figure = nbformat.v4.new_output(
+        "execute_result",
+        data={"image/png": "", "text/plain": "<Figure>"},
+        metadata={"image/png": {"alt": "热图：y4 行 = [0.224, -0.224, -0.224, 0.224]。"}},
+    )
+    nb.cells = [
+        nbformat.v4.new_code_cell("plots.jacobian_heatmap(J)", outputs=[figure]),
+        nbformat.v4.new_markdown_cell("练习 1"),
+        nbformat.v4.new_code_cell("%%answer 12.dx_last\n# 在下面一行写答案"),
+    ]
+    assert give_away(nb, 2, "12.dx_last")
