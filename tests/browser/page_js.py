@@ -241,9 +241,11 @@ EXPLORER_STATE = """(cells) => {
       continue;
     }
     const notice = root.querySelector(':scope > .ln-offline');
+    const words = (el) => { const c = el.cloneNode(true); c.querySelectorAll('style').forEach(s => s.remove());
+                            return c.textContent; };  // the notice's words, without its style sheet
     out[i] = {rendered: true,
               disconnected: root.classList.contains('jupyter-widgets-disconnected'),
-              text: notice && seen(notice) ? notice.textContent.slice(0, 400) : '',
+              text: notice && seen(notice) ? words(notice).slice(0, 400) : '',
               others: [...root.children].filter(c => c !== notice && seen(c)).map(c => c.className.slice(0, 80)),
               images: [...root.querySelectorAll('img')].filter(seen).length
                 // ipywidgets' broken-link icon (a ::before on every disconnected view) counts as a broken image
