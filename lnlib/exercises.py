@@ -415,9 +415,13 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
     ),
     "08.single_case": Exercise(
         "layer",
-        "哪一种只用每个样本自己的数来统计？",
+        "哪一种只用这个样本自己的数来统计？它减去的均值会跟着一起加上 100。",
+        nudge="给一行的每个数都加上同一个数：减去的是谁的均值？这个均值会不会跟着变？",
         mistakes=(
-            Mistake("BatchNorm 要看同一批里的其他样本；一次只有一个样本时，它的批统计量就没有意义了。", "batch"),
+            Mistake(
+                "BatchNorm 按特征跨整批统计：这个样本加了 100，每一列的均值和方差都变了，它自己的输出也跟着变。",
+                "batch",
+            ),
         ),
     ),
 }
@@ -463,8 +467,15 @@ _NB09: dict[str, Exercise] = {  # exercises of notebook 09
     ),
     "09.which_form": Exercise(
         "post",
-        "先相加，再做 LayerNorm。",
-        mistakes=(Mistake("Pre-LN 是 x + Sublayer(LayerNorm(x))：先归一化再进子层；这里是先相加再归一化。", "pre"),),
+        "每一行都是先把残差加上子层的输出，再对和做 layer_norm：先相加，再归一化。",
+        nudge="看 layer_norm 包住的是什么：子层的输入，还是残差相加以后的和？",
+        mistakes=(
+            Mistake(
+                "Pre-LN 是 x + Sublayer(LayerNorm(x))：先归一化再进子层，残差那条路不经过 LN；"
+                "这里 layer_norm 包住的是相加以后的和。",
+                "pre",
+            ),
+        ),
     ),
 }
 _NB10: dict[str, Exercise] = {  # exercises of notebook 10
@@ -537,8 +548,16 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
     ),
     "11.llama_norm": Exercise(
         "rmsnorm",
-        "Touvron et al. (2023) 写明用 pre-normalization 加上 Zhang & Sennrich 的那种归一化。",
-        mistakes=(Mistake("LLaMA 的归一化不减均值、没有 β：那是 Zhang & Sennrich (2019) 的 RMSNorm。", "layernorm"),),
+        "[11, 12, 13, 14] 是 [1, 2, 3, 4] 每个数加 10：LayerNorm 先减均值，加的 10 会被减掉；"
+        "RMSNorm 不减均值，输出会变。[2, 4, 6, 8] 是整体乘 2，两种都不变。",
+        nudge="整体乘 2 两种归一化都不变；整体加同一个数呢？哪一种会先减去均值？",
+        mistakes=(
+            Mistake(
+                "LayerNorm 先减均值：[11, 12, 13, 14] 和 [1, 2, 3, 4] 减去各自的均值后一样，输出也一样；"
+                "题目里的模型却给了不同的输出。",
+                "layernorm",
+            ),
+        ),
     ),
 }
 _NB12: dict[str, Exercise] = {  # exercises of notebook 12

@@ -277,3 +277,117 @@ def test_the_give_away_search_reads_a_figures_alt_text():
         nbformat.v4.new_code_cell("%%answer 12.dx_last\n# 在下面一行写答案"),
     ]
     assert give_away(nb, 2, "12.dx_last")
+
+
+# ---------------------------------------------------------------- word answers not given away above (item 8)
+
+# The situation each word-answer question asks about. A give-away is a sentence or table row above the question
+# (outside its own prompt) that names this situation together with a spelling of the answer. Letter answers
+# (a/b/c) are not searched: the words of their options are in the question itself.
+CHOICE_SITUATIONS = {
+    "08.single_case": r"(?:一个|单个|某个|第 ?1 个)样本[^。；\n]{0,16}(?:加上|加了|平移)",
+    "08.bn_weight_vector": r"(?:第 ?1 行|一个权重向量|单个权重向量)[^。；\n]{0,16}(?:乘 ?3|缩放)",
+    "09.which_form": r"layer_norm\(\s*x\s*\+\s*attention",
+    "11.llama_norm": r"\[?11,\s*12,\s*13,\s*14",
+    "15.predict_post": r"(?:不用|不需要|没有|去掉)\s*warm-?up",
+}
+
+
+def _choice_cases():
+    import nbformat
+
+    from tools.course import CHECK_CALL, notebook_paths
+
+    found = []
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            for name in CHECK_CALL.findall(cell.source):
+                expected = EXERCISES[name].expected
+                if name[:2] == path.stem[:2] and isinstance(expected, str) and len(expected) > 1:
+                    found.append((path, i, name))
+    return found
+
+
+def words_given_away(nb, index: int, name: str, situation: str) -> list[str]:
+    """Sentences above the answer cell at `index` that name `situation` and a spelling of the answer."""
+    import re
+
+    from test_learner_path import shown_text
+
+    from lnlib.grading import choice_spellings, normalize_choice
+
+    ex = EXERCISES[name]
+    spellings = {s for s in choice_spellings(ex.expected, ex.synonyms) if len(s) > 1}
+    hits = []
+    for i, cell in enumerate(nb.cells[:index]):
+        if i == index - 1 and cell.cell_type == "markdown":
+            continue  # the question itself
+        for sentence in re.split(r"[。；;\n]", shown_text(cell, alt=True)):
+            folded = normalize_choice(sentence)
+            if re.search(situation, sentence) and any(s in folded for s in spellings):
+                hits.append(f"cell {i}: {sentence.strip()[:120]}")
+    return hits
+
+
+CHOICE_CASES = _choice_cases()
+
+
+def test_every_word_answer_question_declares_its_situation():
+    assert sorted({name for _, _, name in CHOICE_CASES}) == sorted(CHOICE_SITUATIONS)
+
+
+@pytest.mark.parametrize(("path", "index", "name"), CHOICE_CASES, ids=[c[2] for c in CHOICE_CASES])
+def test_no_word_answer_is_stated_above_its_question(path, index, name):
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    hits = words_given_away(nb, index, name, CHOICE_SITUATIONS[name])
+    assert not hits, f"{name} (cell {index}) is answered above it:\n" + "\n".join(hits)
+
+
+def test_the_word_search_finds_the_old_give_aways():
+    """The old 08 question (one sample × 3) was answered by 08.31's sentence; the old 11 question (which norm does
+    LLaMA use) by 11.15's table row. The search finds both, and not the same sentence with another situation."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "两种归一化的不变性几乎是互补的：LayerNorm 按样本统计，所以不怕「单独缩放某个样本」。\n\n"
+            "| LLaMA | Touvron et al. 2023 | Pre-LN（论文称 pre-normalization） | RMSNorm |"
+        ),
+        nbformat.v4.new_markdown_cell("练习"),
+        nbformat.v4.new_code_cell("%%answer 08.single_case"),
+    ]
+    assert words_given_away(nb, 2, "08.single_case", r"缩放某个样本")
+    assert words_given_away(nb, 2, "11.llama_norm", r"LLaMA")
+    assert not words_given_away(nb, 2, "08.single_case", CHOICE_SITUATIONS["08.single_case"])
+
+
+def test_the_new_questions_have_the_answers_they_claim():
+    """08: one sample + 100 leaves its LayerNorm output alone and moves its BatchNorm output; 11: [1, 2, 3, 4] and
+    [2, 4, 6, 8] agree under both, [11, 12, 13, 14] differs only under RMSNorm (numpy, independent of lnlib)."""
+
+    def ln(x):
+        x = np.asarray(x, dtype=np.float64)
+        return (x - x.mean(-1, keepdims=True)) / x.std(-1, keepdims=True)
+
+    def bn(x):
+        return (x - x.mean(0)) / x.std(0)
+
+    def rms(x):
+        x = np.asarray(x, dtype=np.float64)
+        return x / np.sqrt((x**2).mean(-1, keepdims=True))
+
+    batch = np.array([[1.0, 5, 2, 7], [3, 1, 4, 1], [2, 6, 5, 3]])
+    moved = batch.copy()
+    moved[0] += 100
+    assert np.allclose(ln(moved)[0], ln(batch)[0]) and not np.allclose(bn(moved)[0], bn(batch)[0])
+    assert judge("08.single_case", "layer").ok and not judge("08.single_case", "batch").ok
+    a = np.array([1.0, 2, 3, 4])
+    assert np.allclose(rms(a), rms(2 * a)) and np.allclose(ln(a), ln(2 * a))
+    assert not np.allclose(rms(a), rms(a + 10)) and np.allclose(ln(a), ln(a + 10))
+    assert judge("11.llama_norm", "rmsnorm").ok and not judge("11.llama_norm", "layernorm").ok
