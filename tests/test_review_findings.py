@@ -391,3 +391,90 @@ def test_the_new_questions_have_the_answers_they_claim():
     assert np.allclose(rms(a), rms(2 * a)) and np.allclose(ln(a), ln(2 * a))
     assert not np.allclose(rms(a), rms(a + 10)) and np.allclose(ln(a), ln(a + 10))
     assert judge("11.llama_norm", "rmsnorm").ok and not judge("11.llama_norm", "layernorm").ok
+
+
+# ---------------------------------------------------------------- numbers printed as a person writes them (11, 19)
+
+_LONG_FLOAT = r"(?<![\w.])-?\d+\.\d{6,}(?![\d])"  # 1.1210447379570718, 22.360679774997898
+
+
+def _stored_streams():
+    import nbformat
+
+    from tools.course import notebook_paths
+
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code" or "reveal" in cell.metadata.get("tags", []):
+                continue  # reveal cells are being converted to %%reveal separately
+            text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+            yield path.stem, i, text
+
+
+# Outputs whose every digit is the point, with the reason.
+ALL_DIGITS = {"float16(1e-5) =": "13: the exact value float16 stores for 1e-5 shows how few digits are left"}
+
+
+def test_no_stored_output_prints_a_raw_float():
+    import re
+
+    found = [
+        f"{stem} cell {i}: {line.strip()}"
+        for stem, i, text in _stored_streams()
+        for line in text.splitlines()
+        if re.search(_LONG_FLOAT, line) and not any(line.startswith(k) for k in ALL_DIGITS)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_small_gradient_ratios_keep_their_digits():
+    """15: after training, the last/first layer gradient ratio of LayerNorm and RMSNorm is a few hundredths; one
+    decimal printed it as 0.0."""
+    import re
+
+    text = next(t for stem, i, t in _stored_streams() if stem.startswith("15-") and "第 8 层 / 第 1 层" in t)
+    assert not re.search(r"(?<![\d.])0\.0 倍", text), text
+    assert re.search(r"LayerNorm：.*梯度 0\.0[1-9]\d* 倍\n", text), text
+
+
+# ---------------------------------------------------------------- one word for the controls (item 12)
+
+
+def test_the_controls_are_called_explorers_everywhere():
+    import nbformat
+
+    from tools.course import ROOT, notebook_paths
+
+    places = [ROOT / "README.md", ROOT / "docs" / "teacher-guide.md", ROOT / "tools" / "course.toml"]
+    found = [p.name for p in places if "小工具" in p.read_text(encoding="utf-8")]
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        found += [
+            f"{path.stem} cell {i}"
+            for i, c in enumerate(nb.cells)
+            if c.cell_type == "markdown" and "小工具" in c.source
+        ]
+    assert not found, found
+
+
+# ---------------------------------------------------------------- timing outputs are not stored (item 6)
+
+
+def test_no_timing_result_is_stored_in_a_notebook():
+    """A stored output must not depend on the machine: a cell that times code stores no ratio or duration."""
+    import re
+
+    import nbformat
+
+    from tools.course import notebook_paths
+
+    found = []
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and re.search(r"time_ratios|perf_counter|timeit", cell.source):
+                text = "".join(o.get("text", "") for o in cell.get("outputs", []))
+                if re.search(r"\d\s*(?:倍|秒|ms|µs)", text):
+                    found.append(f"{path.stem} cell {i}: {text[:120]}")
+    assert not found, "\n".join(found)
