@@ -478,3 +478,10 @@ def test_no_timing_result_is_stored_in_a_notebook():
                 if re.search(r"\d\s*(?:倍|秒|ms|µs)", text):
                     found.append(f"{path.stem} cell {i}: {text[:120]}")
     assert not found, "\n".join(found)
+
+
+def test_the_worked_answer_of_a_choice_question_is_in_chinese_quotes():
+    from lnlib.hints import solution_text
+
+    text = solution_text("11.llama_norm")
+    assert "「rmsnorm」" in text and "'rmsnorm'" not in text, text
