@@ -720,6 +720,7 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
             Mistake("忘了加 β = 1。", 2 * -1.342),
             Mistake("先加 β 再乘 γ 了：y = γ · x̂ + β。", 2 * (-1.342 + 1)),
             Mistake("γ 和 β 用反了：γ = 2 乘 x̂，β = 1 加上去。", -1.342 + 2),
+            Mistake("忘了乘 γ = 2：y = γ · x̂ + β，x̂ 要先乘 γ。", -1.342 + 1),
         ),
     ),
     "14.params": Exercise(

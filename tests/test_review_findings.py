@@ -485,3 +485,8 @@ def test_the_worked_answer_of_a_choice_question_is_in_chinese_quotes():
 
     text = solution_text("11.llama_norm")
     assert "「rmsnorm」" in text and "'rmsnorm'" not in text, text
+
+
+def test_affine_names_a_forgotten_gamma():
+    verdict = judge("14.affine", round(-1.342 + 1, 3))  # x̂ + β, without γ = 2
+    assert verdict.mistake and "γ" in verdict.mistake, verdict.message
