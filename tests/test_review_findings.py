@@ -341,9 +341,13 @@ def test_every_word_answer_question_declares_its_situation():
 
 @pytest.mark.parametrize(("path", "index", "name"), CHOICE_CASES, ids=[c[2] for c in CHOICE_CASES])
 def test_no_word_answer_is_stated_above_its_question(path, index, name):
+    import re
+
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
+    prompt = next(c.source for c in reversed(nb.cells[:index]) if c.cell_type == "markdown")
+    assert re.search(CHOICE_SITUATIONS[name], prompt), f"{name}: the declared situation is not what its question asks"
     hits = words_given_away(nb, index, name, CHOICE_SITUATIONS[name])
     assert not hits, f"{name} (cell {index}) is answered above it:\n" + "\n".join(hits)
 
