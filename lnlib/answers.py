@@ -102,9 +102,9 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
     try:
         code = compile(cell, filename, "exec")
     except SyntaxError as err:
-        where = f"第 {err.lineno} 行" if err.lineno else "代码里"
+        where = f"单元格第 {err.lineno + 1} 行" if err.lineno else "代码里"  # + 1: the %%code_exercise line
         print(
-            f"✗ 这段代码还不能运行（{name}）：{where}有语法错误（{err.msg}）。\n"
+            f"✗ 这段代码还不能运行（{name}）：{where}有语法错误：{syntax_text(err)}。\n"
             "  检查括号是否成对、def 那一行末尾的冒号、缩进，以及有没有混进中文标点（，：（）“”）。"
         )
         return
@@ -114,7 +114,7 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
         exec(code, ns)  # noqa: S102 - the learner's own code, in their own kernel
     except Exception as err:  # noqa: BLE001 - report anything the learner's code raises, never stop Run All
         lineno = next((f.tb_lineno for f in _frames(err) if f.tb_frame.f_code.co_filename == filename), None)
-        where = f"（第 {lineno} 行）" if lineno else ""
+        where = f"（单元格第 {lineno + 1} 行）" if lineno else ""  # + 1: the %%code_exercise line
         print(f"✗ 运行这段代码时出错了（{name}）{where}：{type(err).__name__}: {err}")
         return
     defined = _functions(ns, filename)
@@ -125,6 +125,38 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
     if user_ns is not None:
         user_ns.update({f.__name__: f for f in defined})
     code_exercises.check_function(name, fn)
+
+
+_SYNTAX = [  # Python's English message → Chinese; {0}, {1}: the quoted characters; lines shift by one (the magic)
+    (r"'(.)' was never closed", "左括号 “{0}” 没有配对的右括号"),
+    (r"unmatched '(.)'", "多了一个右括号 “{0}”，前面没有和它配对的左括号"),
+    (r"closing parenthesis '(.)' does not match opening parenthesis '(.)'.*", "右括号 “{0}” 和左括号 “{1}” 不是一对"),
+    (r"invalid character '(.)' \(U\+[0-9A-F]+\)", "混进了中文或全角字符 “{0}”，换成英文标点"),
+    (r"invalid non-printable character.*", "混进了一个看不见的特殊字符，把这一行删掉重新输入"),
+    (r"expected ':'", "少了冒号 “:”（def、if、for 那一行的末尾要有冒号）"),
+    (r"expected an indented block.*", "下一行要缩进（在行首加 4 个空格）"),
+    (r"unexpected indent", "这一行多了缩进"),
+    (r"unindent does not match any outer indentation level", "这一行的缩进和上面的行对不齐"),
+    (r"inconsistent use of tabs and spaces in indentation", "缩进里混用了 Tab 和空格，统一用 4 个空格"),
+    (r"unterminated string literal.*", "字符串的引号没有成对"),
+    (r"unterminated triple-quoted string literal.*", "三引号字符串没有结束"),
+    (r"invalid decimal literal", "数字后面直接跟了字母（比如 2x 要写成 2 * x）"),
+    (r"'return' outside function", "return 写在了函数外面：它要缩进在 def 下面"),
+    (r"invalid syntax\. Perhaps you forgot a comma\?", "写法不对，是不是少了一个逗号？"),
+    (r"invalid syntax\. Maybe you meant '==' or ':=' instead of '='\?", "写法不对：比较相等要用 =="),
+    (r"invalid syntax", "写法不对，Python 读不懂这一行"),
+]
+
+
+def syntax_text(err: SyntaxError) -> str:
+    """Python's syntax error message in Chinese; an unknown message is kept, labelled as Python's own words."""
+    import re
+
+    msg = err.msg or ""
+    for pattern, text in _SYNTAX:
+        if m := re.fullmatch(pattern, msg):
+            return text.format(*m.groups())
+    return f"Python 的原话是 “{msg}”"
 
 
 def _frames(err: BaseException):

@@ -1054,18 +1054,24 @@ def _error_text(fn, err: BaseException) -> str:
 
 
 def _named_mistake(ex: CodeExercise, cases: list[Case], outcomes: list[_Outcome]) -> str:
-    """The first misconception that behaves like the learner's function on every case that ran; '' if none does."""
-    for way in ex.mistakes:
-        same = True
-        for case, mine in zip(cases, outcomes, strict=False):
-            theirs = _call_quietly(way.fn, case.args)
-            if _broken(mine) or _broken(theirs):
-                same = _broken(mine) and _broken(theirs)
-            else:
-                same = _same(mine.value, theirs.value)
-            if not same:
-                break
-        if same:
+    """The misconception that behaves like the learner's function; '' if none does.
+
+    First a way that matches on every case that ran (raising where the learner's raises); else a way that matches on
+    every case where both return a value, at least two of them, one of which shows the mistake (differs from the
+    reference): `lr * min(1, step / warmup_steps)` without the `warmup_steps == 0` branch is still "t / W"."""
+    runs = [[_call_quietly(way.fn, case.args) for case in cases[: len(outcomes)]] for way in ex.mistakes]
+    for way, theirs in zip(ex.mistakes, runs, strict=True):
+        if all(
+            (_broken(m) and _broken(t)) if (_broken(m) or _broken(t)) else _same(m.value, t.value)
+            for m, t in zip(outcomes, theirs, strict=False)
+        ):
+            return way.why
+    for way, theirs in zip(ex.mistakes, runs, strict=True):
+        both = [(c, m, t) for c, m, t in zip(cases, outcomes, theirs, strict=False) if not (_broken(m) or _broken(t))]
+        if len(both) < 2 or not all(_same(m.value, t.value) for _, m, t in both):
+            continue
+        shows = any(_compare(m.value, _quiet_call(ex.reference, _copy_args(c.args)), c, ex) for c, m, _ in both)
+        if shows:
             return way.why
     return ""
 

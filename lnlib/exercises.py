@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _record
 from .data import TOKEN_MATRIX
-from .grading import Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
+from .grading import SIGN_FLIPPED_CENTER, Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
 
 __all__ = ["EXERCISES", "Exercise", "Mistake", "Verdict", "check", "judge"]
 
@@ -64,6 +64,7 @@ _NB02 = {
         "第 4 维这一列是 7 和 10，把它们加起来再除以 2。",
         mistakes=(
             Mistake("求的是第 1 行的平均：这里问的是第 4 列。", 4),
+            Mistake("求的是第 2 行的平均：这里问的是第 4 列（7 和 10）。", 5),
             Mistake("除以了 4：这一列只有 2 个数（2 个 token）。", 17 / 4),
         ),
     ),
@@ -108,6 +109,7 @@ _NB03 = {
         [-3, -1, 1, 3],
         "每个数减去同一个 μ = 5：[2 − 5, 4 − 5, 6 − 5, 8 − 5]。",
         nudge="中心化：这一行的每个数都减去同一个数——这一行的均值 μ。",
+        sign=SIGN_FLIPPED_CENTER,
         mistakes=(Mistake("减去的不是 μ = 5：中心化是每个数减去这一行的均值。", [-3.5, -1.5, 0.5, 2.5], 0.6),),
     ),
     "03.variance_apple": Exercise(
@@ -128,6 +130,7 @@ _NB03 = {
         "x̂ = (x − μ) / σ = [−3, −1, 1, 3] / √5，保留三位小数。",
         nudge="x̂ = (x − μ) / σ：先中心化，再除以这一行的标准差。",
         atol=1e-3,
+        sign=SIGN_FLIPPED_CENTER,
         mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "xhat"),
     ),
     "03.variance_chi": Exercise(
@@ -140,14 +143,15 @@ _NB03 = {
         (_PEAR - 6) / np.sqrt(6.5),
         "梨 的 μ = 6、σ = √6.5 ≈ 2.550：(x − 6) / 2.550，结果保留三位小数即可。",
         nudge="x̂ = (x − μ) / σ：用「梨」这一行自己的 μ 和 σ。",
+        sign=SIGN_FLIPPED_CENTER,
         mistakes=(
             Mistake("除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", (_PEAR - 6) / np.sqrt(26 / 3)),
             Mistake("忘了开平方根：除以的是方差 σ²，不是 σ。", (_PEAR - 6) / 6.5),
             Mistake("只减了均值，忘了除以 σ。", _PEAR - 6),
             Mistake("忘了减均值：直接用 x 除以 σ。", _PEAR / np.sqrt(6.5)),
             Mistake("这是「苹果」那一行的 x̂：这里问的是「梨」这一行。", _XHAT_APPLE),
-            rounded_early((_PEAR - 6) / 2.5),  # σ = √6.5 ≈ 2.55 rounded to 2.5
-            rounded_early((_PEAR - 6) / 2.6),
+            rounded_early((_PEAR - 6) / 2.5, "把 σ = √6.5 ≈ 2.550 写成 2.5"),
+            rounded_early((_PEAR - 6) / 2.6, "把 σ = √6.5 ≈ 2.550 写成 2.6"),
         ),
     ),
 }
@@ -211,6 +215,10 @@ _NB05: dict[str, Exercise] = {  # exercises of notebook 05
             Mistake(
                 "这是正文里 [2, 6, 4, 8] 的结果：这里交换的是第 1、4 维，不是中间两维。", [-1.342, 0.447, -0.447, 1.342]
             ),
+            Mistake(
+                "这是「我」[8, 6, 4, 2] 的 x̂：[108, 104, 106, 102] 去掉平移是 [8, 4, 6, 2]，中间两维和「我」不一样。",
+                (TOKEN_MATRIX[_WO] - 5) / np.sqrt(5),
+            ),
         ),
     ),
     "05.negative_scale": Exercise(
@@ -250,8 +258,8 @@ _NB06: dict[str, Exercise] = {  # exercises of notebook 06
             Mistake("把 γ 和 β 用反了：γ 乘，β 加。", 0.5 * _XHAT_APPLE[0] + 2),
             Mistake("忘了加 β₁ = 0.5。", 2 * _XHAT_APPLE[0]),
             Mistake("忘了乘 γ₁ = 2。", _XHAT_APPLE[0] + 0.5),
-            rounded_early(2 * round(_XHAT_APPLE[0], 2) + 0.5),
-            rounded_early(2 * round(_XHAT_APPLE[0], 1) + 0.5),
+            rounded_early(2 * round(_XHAT_APPLE[0], 2) + 0.5, "把 x̂₁ ≈ −1.342 写成 −1.34"),
+            rounded_early(2 * round(_XHAT_APPLE[0], 1) + 0.5, "把 x̂₁ ≈ −1.342 写成 −1.3"),
         ),
     ),
     "06.mean_y_apple": Exercise(
@@ -275,8 +283,12 @@ _NB06: dict[str, Exercise] = {  # exercises of notebook 06
             ),
             Mistake("只算了 x̂，还没有乘 γ、加 β。", _XHAT_APPLE),
             Mistake("忘了 β：只乘了 γ。", np.array([0.5, 1, 1, 2]) * _XHAT_APPLE),
-            rounded_early(np.array([0.5, 1, 1, 2]) * np.round(_XHAT_APPLE, 2) + [-1, 0, 0, 1]),
-            rounded_early(np.array([0.5, 1, 1, 2]) * np.round(_XHAT_APPLE, 1) + [-1, 0, 0, 1]),
+            rounded_early(
+                np.array([0.5, 1, 1, 2]) * np.round(_XHAT_APPLE, 2) + [-1, 0, 0, 1], "把 x̂ 先取成两位小数 −1.34、−0.45…"
+            ),
+            rounded_early(
+                np.array([0.5, 1, 1, 2]) * np.round(_XHAT_APPLE, 1) + [-1, 0, 0, 1], "把 x̂ 先取成一位小数 −1.3、−0.4…"
+            ),
         ),
     ),
     "06.mean_after": Exercise(
@@ -375,7 +387,11 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
         mistakes=(
             Mistake("方差除以了 n − 1：BatchNorm 归一化用有偏方差（除以 3）。", 10 / np.sqrt(84)),
             Mistake("忘了开根号：分母是 σ = √56，不是 σ² = 56。", 10 / 56),
-            rounded_early(10 / round(np.sqrt(56), 1)),
+            rounded_early(10 / round(np.sqrt(56), 1), "把 σ = √56 ≈ 7.483 写成 7.5"),
+            Mistake(
+                "这是按行（LayerNorm）算出的 3/√5 ≈ 1.342：BatchNorm 按列统计，第 1 列是 8、20、2，μ = 10，σ = √56。",
+                3 / np.sqrt(5),
+            ),
             Mistake("忘了减均值：分子是 20 − 10。", 20 / np.sqrt(56)),
             Mistake("这是 LayerNorm（按行）的结果：这里要按列统计。", -3 / np.sqrt(5)),
             Mistake("符号反了：20 比均值 10 大，结果应该是正的。", -10 / np.sqrt(56)),
@@ -399,9 +415,13 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
     ),
     "08.single_case": Exercise(
         "layer",
-        "哪一种只用每个样本自己的数来统计？",
+        "哪一种只用这个样本自己的数来统计？它减去的均值会跟着一起加上 100。",
+        nudge="给一行的每个数都加上同一个数：减去的是谁的均值？这个均值会不会跟着变？",
         mistakes=(
-            Mistake("BatchNorm 要看同一批里的其他样本；一次只有一个样本时，它的批统计量就没有意义了。", "batch"),
+            Mistake(
+                "BatchNorm 按特征跨整批统计：这个样本加了 100，每一列的均值和方差都变了，它自己的输出也跟着变。",
+                "batch",
+            ),
         ),
     ),
 }
@@ -431,6 +451,7 @@ _NB09: dict[str, Exercise] = {  # exercises of notebook 09
             Mistake("忘了取倒数：指数是 −1/4。", 144**0.25),
             Mistake("这是 α = (2N)^(1/4)。", 36**0.25),
             Mistake("忘了乘 8：β = (8N)^(−1/4)。", 18**-0.25),
+            Mistake("用了 2N（那是 α 的公式）：β = (8N)^(−1/4)，N = 18 时是 144。", 36**-0.25),
         ),
     ),
     "09.pre_ratio": Exercise(
@@ -440,12 +461,21 @@ _NB09: dict[str, Exercise] = {  # exercises of notebook 09
         mistakes=(
             Mistake("用的是 1/L，不是 1/√L：6/54 还要开根号。", 1 / 9),
             Mistake("倒过来了：层数变多，梯度变小，答案应该小于 1。", 3.0),
+            Mistake("只算了 L = 54 的 1/√L：题目问的是和 L = 6 相比变成几分之一。", 1 / np.sqrt(54)),
+            Mistake("开了四次方根：梯度按 1/√L 变化，比值是 √(6/54)，只开一次平方根。", (6 / 54) ** 0.25),
         ),
     ),
     "09.which_form": Exercise(
         "post",
-        "先相加，再做 LayerNorm。",
-        mistakes=(Mistake("Pre-LN 是 x + Sublayer(LayerNorm(x))：先归一化再进子层；这里是先相加再归一化。", "pre"),),
+        "每一行都是先把残差加上子层的输出，再对和做 layer_norm：先相加，再归一化。",
+        nudge="看 layer_norm 包住的是什么：子层的输入，还是残差相加以后的和？",
+        mistakes=(
+            Mistake(
+                "Pre-LN 是 x + Sublayer(LayerNorm(x))：先归一化再进子层，残差那条路不经过 LN；"
+                "这里 layer_norm 包住的是相加以后的和。",
+                "pre",
+            ),
+        ),
     ),
 }
 _NB10: dict[str, Exercise] = {  # exercises of notebook 10
@@ -502,7 +532,7 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
         mistakes=(
             Mistake("这是 LayerNorm 的结果：RMSNorm 不减均值。", (_APPLE_ROW - 5) / _S3),
             Mistake("忘了开根号：除以的是 √30。", _APPLE_ROW / 30),
-            rounded_early(_APPLE_ROW / round(np.sqrt(30), 1)),
+            rounded_early(_APPLE_ROW / round(np.sqrt(30), 1), "把 √30 ≈ 5.477 写成 5.5"),
             Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", _APPLE_ROW / np.sqrt(40)),
             Mistake("忘了除以 d：RMS 是平方的平均再开根号。", _APPLE_ROW / np.sqrt(120)),
         ),
@@ -518,8 +548,16 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
     ),
     "11.llama_norm": Exercise(
         "rmsnorm",
-        "Touvron et al. (2023) 写明用 pre-normalization 加上 Zhang & Sennrich 的那种归一化。",
-        mistakes=(Mistake("LLaMA 的归一化不减均值、没有 β：那是 Zhang & Sennrich (2019) 的 RMSNorm。", "layernorm"),),
+        "[11, 12, 13, 14] 是 [1, 2, 3, 4] 每个数加 10：LayerNorm 先减均值，加的 10 会被减掉；"
+        "RMSNorm 不减均值，输出会变。[2, 4, 6, 8] 是整体乘 2，两种都不变。",
+        nudge="整体乘 2 两种归一化都不变；整体加同一个数呢？哪一种会先减去均值？",
+        mistakes=(
+            Mistake(
+                "LayerNorm 先减均值：[11, 12, 13, 14] 和 [1, 2, 3, 4] 减去各自的均值后一样，输出也一样；"
+                "题目里的模型却给了不同的输出。",
+                "layernorm",
+            ),
+        ),
     ),
 }
 _NB12: dict[str, Exercise] = {  # exercises of notebook 12
@@ -556,13 +594,20 @@ _NB12: dict[str, Exercise] = {  # exercises of notebook 12
         ),
     ),
     "12.dx_last": Exercise(
-        _dx_row(_APPLE_ROW, _E4),
-        "g = [0, 0, 0, 1]，mean(g) = 0.25，mean(g ⊙ x̂) = 0.75/√5；括号里是 [0.2, −0.1, −0.4, 0.3]，再除以 √5。",
+        _dx_row(_APPLE_ROW, _E1 + _E4),
+        "g = [1, 0, 0, 1]，mean(g) = 0.5，mean(g ⊙ x̂) = (−3 + 3) / (4√5) = 0；括号里是 [0.5, −0.5, −0.5, 0.5]，"
+        "再除以 √5。",
+        nudge="dx = r · (g − mean(g) − x̂ · mean(g ⊙ x̂))：先算 mean(g) 和 mean(g ⊙ x̂)，其中一个正好是 0。",
         mistakes=(
-            Mistake("这是 dy = [1, 0, 0, 0] 的结果（第 2 节）；这里 dy = [0, 0, 0, 1]。", _dx_row(_APPLE_ROW, _E1)),
-            Mistake("忘了最后乘 r = 1/√5。", _dx_row(_APPLE_ROW, _E4, scale=False)),
-            Mistake("漏掉了来自 σ 的那一项 −x̂·mean(g ⊙ x̂)。", _dx_row(_APPLE_ROW, _E4, sigma_term=False)),
-            Mistake("漏掉了来自 μ 的那一项 −mean(g)。", _dx_row(_APPLE_ROW, _E4, mu_term=False)),
+            Mistake(
+                "这是 dy = [1, 0, 0, 0] 的结果（第 2 节）；这里 dy = [1, 0, 0, 1]，两端都有梯度。", _dx_row(_APPLE_ROW, _E1)
+            ),
+            Mistake("这是 dy = [0, 0, 0, 1] 的结果；这里 dy = [1, 0, 0, 1]，第 1 维也有梯度。", _dx_row(_APPLE_ROW, _E4)),
+            Mistake("忘了最后乘 r = 1/√5。", _dx_row(_APPLE_ROW, _E1 + _E4, scale=False)),
+            Mistake(
+                "漏掉了来自 μ 的那一项 −mean(g)：mean(g) = 0.5，要从 g 的每一维减掉。",
+                _dx_row(_APPLE_ROW, _E1 + _E4, mu_term=False),
+            ),
         ),
     ),
     "12.dbeta": Exercise(
@@ -675,6 +720,7 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
             Mistake("忘了加 β = 1。", 2 * -1.342),
             Mistake("先加 β 再乘 γ 了：y = γ · x̂ + β。", 2 * (-1.342 + 1)),
             Mistake("γ 和 β 用反了：γ = 2 乘 x̂，β = 1 加上去。", -1.342 + 2),
+            Mistake("忘了乘 γ = 2：y = γ · x̂ + β，x̂ 要先乘 γ。", -1.342 + 1),
         ),
     ),
     "14.params": Exercise(
@@ -726,6 +772,10 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
             Mistake("漏掉了 δ² · na · nb / n：两段的均值不一样，这部分偏差也要算进去。", 4),
             Mistake("这是方差 M2 / n；题目问的是 M2。", 10),
             Mistake("δ² · na · nb 还要除以 n = 4。", 148),
+            Mistake(
+                "只算了一段：[0, 2] 和 [6, 8] 到合并均值 4 的偏差平方和各是 20，合并的 M₂ 是两段之和。",
+                float(((np.array([6.0, 8.0]) - 4) ** 2).sum()),
+            ),
         ),
     ),
     "14.one_pass": Exercise(

@@ -9,7 +9,9 @@ refused with a reason.
 One synonym table (`SYNONYMS`) serves every choice question, and one catalogue of the mistakes every numeric
 question can show (`SIGN_FLIPPED`, `ORDER_REVERSED`, `ROUNDED_EARLY`, `TOO_FEW_DECIMALS`) serves every numeric one;
 an exercise adds its own typical mistakes. "Rounded too early" is said only when the answer equals a value computed
-from a rounded intermediate (`rounded_early`) or the answer rounded to fewer decimals than asked.
+from a rounded intermediate (`rounded_early`, which names that intermediate in the exercise's own numbers) or the
+answer rounded to fewer decimals than asked. "Very close" is said only within a few units of the last decimal asked
+for (`_near`), never for a conceptual error that happens to land nearby. A choice answer is echoed in 「」.
 A `Verdict` carries two texts: `first`, the nudge of a first wrong try (the mistake named, no worked arithmetic), and
 `message`, which adds the hint for the next tries. Numbers are written as a person writes them (`show_number`).
 """
@@ -61,6 +63,8 @@ class Exercise:
         empty: a general nudge. The hint follows from the second wrong try on.
     about: for an answer that is itself a shape, what it is the shape of ("μ"), so that a wrong length is explained
         in those words.
+    sign: what an answer with every sign flipped is told; empty: the plain `SIGN_FLIPPED` (exercises about x − μ
+        use `SIGN_FLIPPED_CENTER`, which names the order of the subtraction).
     """
 
     expected: object
@@ -70,6 +74,7 @@ class Exercise:
     synonyms: Sequence[str] = field(default_factory=tuple)
     nudge: str = ""
     about: str = ""
+    sign: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,7 @@ class Verdict:
 
 
 GENERAL_NUDGE = "再对照这一节的公式，一步一步检查一遍。"
+CHOICE_NUDGE = "把每个选项放回这一节讲过的例子里试一试，看哪一个说法站得住。"
 NEXT_TRY = "再试一次会有更具体的提示。"
 
 
@@ -138,16 +144,22 @@ def show_array(value, digits: int = 4, *, edge: int = 3) -> str:
 
 # ---------------------------------------------------------------- the catalogue of mistakes any answer can show
 
-SIGN_FLIPPED = "数值对了，符号反了：检查减法的顺序（x − μ，不是 μ − x）。"
+SIGN_FLIPPED = "数值对了，符号反了。"
+SIGN_FLIPPED_CENTER = "数值对了，符号反了：检查减法的顺序（x − μ，不是 μ − x）。"  # for exercises about x − μ
 ORDER_REVERSED = "这些数都对，但顺序反了：检查是哪一行、第几维。"
-ROUNDED_EARLY = "取整太早了：中间步骤（比如把 √5 写成 2.2）先四舍五入，误差就带到了结果里。中间多保留几位，最后再取整。"
+ROUNDED_EARLY = "取整太早了"  # the start of every "rounded an intermediate too early" text (`rounded_early`)
 TOO_FEW_DECIMALS = "保留的小数位数不够：按题目要求多保留几位再四舍五入。"
 NEAR = "很接近了，但误差超出了允许范围（±{atol}）。再仔细算一遍最后几步。"
+NEAR_UNITS = 3  # "near": within this many units of the last decimal the question asks for (and 5 % of the answer)
 
 
-def rounded_early(value) -> Mistake:
-    """The mistake "rounded an intermediate too early": `value` is the answer computed from a rounded intermediate."""
-    return Mistake(ROUNDED_EARLY, value)
+def rounded_early(value, example: str = "") -> Mistake:
+    """The mistake "rounded an intermediate too early": `value` is the answer computed from a rounded intermediate;
+    `example` names that intermediate in this exercise's own numbers, e.g. "把 σ = √6.5 ≈ 2.550 写成 2.5"."""
+    where = f"（{example}）" if example else ""
+    return Mistake(
+        f"{ROUNDED_EARLY}：中间步骤{where}先四舍五入，误差就带到了结果里。中间多保留几位，最后再取整。", value
+    )
 
 
 # ---------------------------------------------------------------- choice answers
@@ -233,15 +245,16 @@ def _grade_choice(exercise: Exercise, answer) -> Verdict:
     typed = normalize_choice(answer)
     if typed in choice_spellings(exercise.expected, exercise.synonyms):
         return Verdict(True, "")
-    shown = f"你的答案是 {answer!r:.60}。"
+    words = " ".join(answer.split())
+    shown = f"你的答案是「{words if len(words) <= 40 else words[:39] + '…'}」。"
     for mistake in exercise.mistakes:
         if typed in choice_spellings(str(mistake.raw_value())):
             return Verdict(False, f"{shown}{mistake.why}\n  提示：{exercise.hint}", shown + mistake.why, mistake.why)
-    return Verdict(False, f"{shown}\n  提示：{exercise.hint}", f"{shown}\n  提示：{_nudge(exercise)}")
+    return Verdict(False, f"{shown}\n  提示：{exercise.hint}", f"{shown}\n  提示：{_nudge(exercise, CHOICE_NUDGE)}")
 
 
-def _nudge(exercise: Exercise) -> str:
-    return f"{exercise.nudge or GENERAL_NUDGE}\n  {NEXT_TRY}"
+def _nudge(exercise: Exercise, general: str = GENERAL_NUDGE) -> str:
+    return f"{exercise.nudge or general}\n  {NEXT_TRY}"
 
 
 # ---------------------------------------------------------------- numeric answers
@@ -354,6 +367,17 @@ def _rounded_finals(want: np.ndarray, atol: float) -> list[np.ndarray]:
     return [np.round(want, k) for k in range(max(0, asked - 2), asked)]
 
 
+def _near(got: np.ndarray, want: np.ndarray, atol: float) -> bool:
+    """Off by a slip in the last digits: within `NEAR_UNITS` units of the last decimal the question asks for beyond
+    the tolerance, and within 5 % of the answer's size. A conceptual error (0.4 for 1/3 asked to two decimals) is
+    further away than that; questions that ask for an exact answer (atol = 0) have no near miss."""
+    if atol <= 0:
+        return False
+    unit = 10.0 ** -math.ceil(-math.log10(2 * atol))  # 0.001 for "三位小数" (atol 5e-4 or 1e-3), 0.01 for atol 0.01
+    off = np.abs(got - want)
+    return bool(np.all(off <= atol + NEAR_UNITS * unit) and np.all(off <= 0.05 * np.abs(want) + atol))
+
+
 def _grade_number(exercise: Exercise, answer) -> Verdict:
     got, why = real_array(answer)
     if got is None:
@@ -376,12 +400,12 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
         text = _shape_text(exercise, got, want)
         return Verdict(False, f"{text}\n  提示：{exercise.hint}", f"{text}\n  提示：{_nudge(exercise)}", text)
     if np.any(want != 0) and _close(got, -want, exercise.atol):
-        return named(SIGN_FLIPPED)
+        return named(exercise.sign or SIGN_FLIPPED)
     if want.ndim == 1 and want.size > 1 and not _close(want, want[::-1], 0) and _close(got, want[::-1], exercise.atol):
         return named(ORDER_REVERSED)
     if any(_close(got, r, 0) and not _close(r, want, exercise.atol) for r in _rounded_finals(want, exercise.atol)):
         return named(TOO_FEW_DECIMALS)
-    if np.all(np.abs(got - want) <= np.maximum(20 * exercise.atol, 0.02 * np.abs(want))):
+    if _near(got, want, exercise.atol):
         text = NEAR.format(atol=show_number(exercise.atol))
         return Verdict(False, f"{shown}{text}\n  提示：{exercise.hint}", shown + text)
     return Verdict(False, f"{shown}\n  提示：{exercise.hint}", f"{shown}\n  提示：{_nudge(exercise)}")
@@ -453,8 +477,8 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
                 "对整张表一起统计了：LayerNorm 每一行只用自己的 d 个数。",
                 lambda: layer_norm(m, eps=eps, axis=(0, 1))[row],
             ),
-            (ROUNDED_EARLY, lambda: c / round(float(np.sqrt(var + eps)), 1)),
-            (ROUNDED_EARLY, lambda: c / round(float(np.sqrt(var + eps)), 2)),
+            (_early_sigma(var + eps, 1), lambda: c / round(float(np.sqrt(var + eps)), 1)),
+            (_early_sigma(var + eps, 2), lambda: c / round(float(np.sqrt(var + eps)), 2)),
         ],
     }
     for r, label in other:  # the same statistic of another row: copied from the wrong row
@@ -484,6 +508,12 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
         seen.append(v)
         kept.append(Mistake(why, v))
     return tuple(kept)
+
+
+def _early_sigma(var: float, decimals: int) -> str:
+    """The rounded-too-early text for σ = √var rounded to `decimals` decimals, in this row's own numbers."""
+    sd = math.sqrt(var)
+    return rounded_early(0, f"把 σ = √{show_number(var)} ≈ {sd:.3f} 写成 {show_number(round(sd, decimals))}").why
 
 
 def _row_names(m: np.ndarray) -> list[str]:

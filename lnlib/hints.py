@@ -33,7 +33,7 @@ def solution_text(name: str) -> str:
         return f"完整写法（{name}）：{ex.signature}\n  {ex.hint}"
     ex = EXERCISES[name]
     if isinstance(ex.expected, str):
-        answer = repr(ex.expected)
+        answer = f"「{ex.expected}」"  # a word answer in Chinese quotes, as `check` echoes it
     else:
         decimals = 3 if ex.atol >= 5e-4 else 6
         answer = show_array(np.round(np.asarray(ex.expected, dtype=np.float64), decimals), 7)

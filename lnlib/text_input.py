@@ -1,7 +1,8 @@
 """The one reader of what a learner types: a vector in an explorer's text box, an answer in an `%%answer` cell.
 
-Accepts what people write — `2, 4, 6, 8`, `2 4 6 8`, `2，4，6，8`, `2、4、6、8`, `[２, ４]`, `(2,)` — and never
-evaluates the text. Anything else is a ValueError with a short Chinese message saying what to change.
+Accepts what people write — `2, 4, 6, 8`, `2 4 6 8`, `2，4，6，8`, `2、4、6、8`, `[２, ４]`, `(2,)`, and numbers
+written as the course writes them: a fraction `1/3`, `2×10⁻⁴` (or `2*10^-4`, `2e-4`) — and never evaluates the
+text. Anything else is a ValueError with a short Chinese message saying what to change.
 Introduced in notebook 03 (the VectorExplorer); `lnlib.answers` reads every exercise answer with it.
 """
 
@@ -19,6 +20,26 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 # look-alikes such as ² (superscript), ½ or other scripts' digits are rejected instead of silently misread.
 _FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: " ", ord("、"): ",", ord("−"): "-"}
 _PAIRS = {"[": "]", "(": ")", "{": "}"}
+_FRACTION = re.compile(rf"({_NUMBER.pattern})/((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))")  # 1/3, -0.5/2
+_POWER = re.compile(rf"(?:({_NUMBER.pattern})[×xX*])?10(?:(?:\^|\*\*)([+-]?[0-9]+)|([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
+_SUPER = str.maketrans("⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+-0123456789")
+
+
+def _value(p: str) -> float | None:
+    """One typed number: plain (2, -1.5, 2e-4), a fraction (1/3) or a power of ten (2×10⁻⁴, 2*10^-4); else None."""
+    if _NUMBER.fullmatch(p):
+        return float(p)
+    if m := _FRACTION.fullmatch(p):
+        if float(m.group(2)) == 0:
+            raise ValueError(f"“{p[:20]}” 的分母是 0：分数 a/b 的 b 不能是 0。")
+        return float(m.group(1)) / float(m.group(2))
+    if m := _POWER.fullmatch(p):
+        head = float(m.group(1)) if m.group(1) else 1.0
+        exponent = int(m.group(2) or m.group(3).translate(_SUPER))
+        if abs(exponent) > 300:
+            raise ValueError("数字太大，超出了浮点数能表示的范围。")
+        return head * 10.0**exponent
+    return None
 
 
 def parse_vector(text: str) -> np.ndarray:
@@ -36,6 +57,7 @@ def parse_vector(text: str) -> np.ndarray:
     if any(c in s for c in "[](){}"):
         raise ValueError("括号不配对，或者多了括号：只需要输入用逗号或空格隔开的数字。")
     s = re.sub(r"\s*,\s*", ",", s.replace(";", ","))
+    s = re.sub(r"\s*([×*/^])\s*", r"\1", s)  # "2 × 10⁻⁴" and "1 / 3" are one number each
     if ",," in s:
         raise ValueError("两个逗号之间缺少数字。")
     s = s.removesuffix(",")  # one trailing comma while typing is fine
@@ -44,14 +66,17 @@ def parse_vector(text: str) -> np.ndarray:
     if s.startswith(","):
         raise ValueError("开头多了一个逗号。")
     parts = [p for p in re.split(r"[,\s]+", s) if p]
+    numbers = []
     for p in parts:
         if p.lower().lstrip("+-") in ("nan", "inf", "infinity"):
             raise ValueError("不接受 nan 或 inf：请输入普通的有限数字。")
-        if not _NUMBER.fullmatch(p):
-            raise ValueError(f"“{p[:20]}” 不是数字：请只输入数字，用逗号或空格隔开。")
+        value = _value(p)
+        if value is None:
+            raise ValueError(f"“{p[:20]}” 不是数字：请只输入数字（也可以写 1/3、2×10⁻⁴），用逗号或空格隔开。")
+        numbers.append(value)
     if len(parts) > MAX_VALUES:
         raise ValueError(f"最多输入 {MAX_VALUES} 个数，你输入了 {len(parts)} 个。")
-    values = np.array([float(p) for p in parts])
+    values = np.array(numbers)
     if not np.all(np.isfinite(values)):
         raise ValueError("数字太大，超出了浮点数能表示的范围。")
     return values

@@ -207,7 +207,7 @@ def test_the_worked_functions_pass_through_the_cell(path, capsys):
 
 def test_the_cell_reports_the_line_of_the_learners_error(capsys):
     out = run_code("%%code_exercise 10.softmax\nimport math\n\nraise RuntimeError('停')", capsys)
-    assert "第 3 行" in out and "RuntimeError" in out
+    assert "第 4 行" in out and "RuntimeError" in out  # the 4th line of the cell, counting the %%code_exercise line
 
 
 # ---------------------------------------------------------------- IPython and a real "Run All"

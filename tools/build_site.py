@@ -88,7 +88,7 @@ def _plan(current: str, present: set[str], plan: course.Plan) -> str:
 
 def _widget_note(binder: str) -> nbformat.NotebookNode:
     text = (
-        "这里是一个交互小工具（滑块、输入框）。它需要一个正在运行的 Python 内核，静态网页无法运行；"
+        "这里是一个交互探索器（滑块、输入框）。它需要一个正在运行的 Python 内核，静态网页无法运行；"
         "上面的单元格给出了默认值的结果。想亲手操作，请"
         f'<a href="{html.escape(binder)}">在 Binder 中打开这一篇</a>，或在本地运行 <code>make lab</code>。'
     )
@@ -96,7 +96,7 @@ def _widget_note(binder: str) -> nbformat.NotebookNode:
         "display_data",
         data={
             "text/html": f'<div class="ln-widget-note">{text}</div>',
-            "text/plain": "（交互小工具：需要运行中的内核）",
+            "text/plain": "（交互探索器：需要运行中的内核）",
         },
     )
 

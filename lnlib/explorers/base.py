@@ -47,6 +47,9 @@ OFFLINE_CSS = f"""
 .{EXPLORER_CLASS} > .{NOTICE_CLASS} {{ display: none; }}
 .{EXPLORER_CLASS}.jupyter-widgets-disconnected > .{NOTICE_CLASS} {{ display: flex; }}
 .{EXPLORER_CLASS}.jupyter-widgets-disconnected > :not(.{NOTICE_CLASS}) {{ display: none !important; }}
+.{EXPLORER_CLASS}.jupyter-widgets-disconnected::before,
+.{EXPLORER_CLASS} .jupyter-widgets-disconnected::before {{ display: none !important; }}
+.{EXPLORER_CLASS}.jupyter-widgets-disconnected img {{ display: none !important; }}
 .{EXPLORER_CLASS} .widget-html > .widget-html-content {{ line-height: normal; }}
 """.strip()
 

@@ -62,7 +62,7 @@ class TypedVectorExplorer(Explorer):
         """parse_vector plus the explorer's own limit; raises ValueError with a Chinese message."""
         values = parse_vector(text)
         if np.max(np.abs(values)) > self.max_magnitude:
-            raise ValueError(f"数字太大：小工具只接受绝对值不超过 {self.max_magnitude:.0e} 的数。")
+            raise ValueError(f"数字太大：探索器只接受绝对值不超过 {self.max_magnitude:.0e} 的数。")
         return values
 
     def _wire(self, *controls: widgets.Widget) -> None:

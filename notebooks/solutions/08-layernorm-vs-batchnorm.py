@@ -21,7 +21,7 @@ ANSWERS["08.bn_weight_vector"] = "不变"
 batch = np.array([2.0, 4.0])
 ANSWERS["08.running_var"] = 0.9 * 1.0 + 0.1 * batch.var(ddof=1)
 
-# 练习 2：LayerNorm 只用每个样本自己的统计量（Ba et al. 2016 表 1 的最后一列）
+# 练习 2：LayerNorm 用这个样本自己的均值，它也加了 100，x − μ 不变；BatchNorm 的列均值只加 100 / n
 ANSWERS["08.single_case"] = "layer"
 
 

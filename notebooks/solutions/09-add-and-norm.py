@@ -16,7 +16,7 @@ ANSWERS["09.deepnorm_beta"] = (8 * 18) ** -0.25
 # 练习 3：按 1/√L 的形状，6 层 → 54 层
 ANSWERS["09.pre_ratio"] = np.sqrt(6 / 54)
 
-# 练习 4：先相加再归一化 = Post-LN
+# 练习 4：两行都是 layer_norm(残差 + 子层输出)：先相加再归一化 = Post-LN
 ANSWERS["09.which_form"] = "post"
 
 

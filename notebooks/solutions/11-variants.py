@@ -12,7 +12,7 @@ ANSWERS["11.rms_apple"] = x / np.sqrt((x**2).mean())
 small = np.array([1.0, 2.0, 2.0, 4.0])
 ANSWERS["11.rms_small"] = small / np.sqrt((small**2).mean())
 
-# 练习 2：LLaMA = pre-normalization + RMSNorm
+# 练习 2：整体乘 2 两种都不变；整体加 10 只有 RMSNorm 会变（它不减均值；LLaMA 用的就是它）
 ANSWERS["11.llama_norm"] = "rmsnorm"
 
 

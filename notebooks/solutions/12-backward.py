@@ -19,8 +19,8 @@ x_hat = (x - x.mean()) / x.std()
 g1 = np.array([1.0, 0.0, 0.0, 0.0])
 ANSWERS["12.dx_first"] = float(((g1 - g1.mean() - x_hat * (g1 * x_hat).mean()) / x.std())[0])
 
-# 练习 1：同一个公式，g = [0, 0, 0, 1]，ε = 0
-g = np.array([0.0, 0.0, 0.0, 1.0])
+# 练习 1：同一个公式，g = [1, 0, 0, 1]，ε = 0；mean(g ⊙ x̂) = 0，所以只剩 r·(g − 0.5)
+g = np.array([1.0, 0.0, 0.0, 1.0])
 ANSWERS["12.dx_last"] = (g - g.mean() - x_hat * (g * x_hat).mean()) / x.std()
 
 # 练习 2：dβ = Σ dy，对所有 token 求和

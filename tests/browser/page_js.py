@@ -225,7 +225,8 @@ QUIET = """([root, ms]) => {
 
 # Per explorer cell (by index): what its output shows. `notice` is the text of what is visible: the plain-text
 # form (a notebook just opened is not trusted, so JupyterLab shows text/plain) or, for a rendered but disconnected
-# explorer, its notice; `others` are the explorer's visible children besides the notice; `images` visible <img>.
+# explorer, its notice; `others` are the explorer's visible children besides the notice; `images` visible <img> and
+# ipywidgets' broken-link icons (the ::before of a disconnected view).
 EXPLORER_STATE = """(cells) => {
   const w = window.__lnNb;
   const out = {};
@@ -240,11 +241,18 @@ EXPLORER_STATE = """(cells) => {
       continue;
     }
     const notice = root.querySelector(':scope > .ln-offline');
+    const words = (el) => { const c = el.cloneNode(true); c.querySelectorAll('style').forEach(s => s.remove());
+                            return c.textContent; };  // the notice's words, without its style sheet
     out[i] = {rendered: true,
               disconnected: root.classList.contains('jupyter-widgets-disconnected'),
-              text: notice && seen(notice) ? notice.textContent.slice(0, 400) : '',
+              text: notice && seen(notice) ? words(notice).slice(0, 400) : '',
               others: [...root.children].filter(c => c !== notice && seen(c)).map(c => c.className.slice(0, 80)),
-              images: [...root.querySelectorAll('img')].filter(seen).length};
+              images: [...root.querySelectorAll('img')].filter(seen).length
+                // ipywidgets' broken-link icon (a ::before on every disconnected view) counts as a broken image
+                + [root, ...root.querySelectorAll('.jupyter-widgets-disconnected')].filter(el => {
+                    const b = getComputedStyle(el, '::before');
+                    return b.display !== 'none' && b.content && b.content !== 'none' && b.content !== 'normal';
+                  }).length};
   }
   return out;
 }"""

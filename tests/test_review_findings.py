@@ -1,0 +1,496 @@
+"""Findings of the second learner's review: feedback that names the right mistake.
+
+Every wrong value below is computed here from the question's own numbers (or written by hand), never read from
+`lnlib.exercises`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lnlib.exercises import EXERCISES, judge
+
+_WO = np.array([8.0, 6.0, 4.0, 2.0])  # 我, as notebook 01 introduces it
+_APPLE = np.array([2.0, 4.0, 6.0, 8.0])  # 苹果
+
+
+def _xhat(x):
+    x = np.asarray(x, dtype=np.float64)
+    return (x - x.mean()) / np.sqrt(((x - x.mean()) ** 2).mean())
+
+
+# ---------------------------------------------------------------- a conceptual error is not "very close"
+
+
+@pytest.mark.parametrize(
+    ("name", "answer"),
+    [("09.pre_ratio", 0.4), ("09.pre_ratio", 0.5), ("08.bn_chi_dim1", 1.342), ("15.predict_batch1", 0.5)],
+)
+def test_a_conceptual_error_is_never_called_close(name, answer):
+    verdict = judge(name, answer)
+    assert not verdict.ok
+    assert "很接近" not in verdict.message and "很接近" not in verdict.first, verdict.message
+
+
+def test_a_slip_in_the_last_digit_is_still_called_close():
+    # 10/√56 = 1.33631 asked to three decimals: 1.338 is two units of the last decimal off
+    verdict = judge("08.bn_chi_dim1", 1.338)
+    assert "很接近" in verdict.message, verdict.message
+
+
+def test_bn_chi_dim1_names_the_row_wise_layernorm_value():
+    # LayerNorm of the row 吃 = [20, 40, 60, 80]: |x̂₁| = 30 / √500 = 3/√5
+    verdict = judge("08.bn_chi_dim1", round(30 / np.sqrt(500), 3))
+    assert verdict.mistake and "LayerNorm" in verdict.mistake, verdict.message
+
+
+# ---------------------------------------------------------------- the sign hint only names x − μ where it is asked
+
+
+@pytest.mark.parametrize("name", ["06.mean_y_apple", "06.y_first", "14.affine", "10.softmax_two", "13.spacing"])
+def test_a_flipped_sign_without_a_subtraction_is_called_a_flipped_sign(name):
+    want = np.asarray(EXERCISES[name].expected, dtype=np.float64)
+    verdict = judge(name, (-want).tolist())
+    assert "符号反了" in verdict.message, verdict.message
+    assert "μ − x" not in verdict.message and "减法" not in verdict.message, verdict.message
+
+
+def test_a_flipped_centered_row_still_names_the_order_of_the_subtraction():
+    verdict = judge("03.centered_apple", (5 - _APPLE).tolist())  # μ − x by hand
+    assert "x − μ" in verdict.message, verdict.message
+
+
+# ---------------------------------------------------------------- "rounded too early" in the exercise's own numbers
+
+
+def test_rounded_too_early_for_the_pear_row_names_its_own_sigma():
+    pear = np.array([3.0, 5.0, 6.0, 10.0])
+    answer = np.round((pear - 6) / 2.5, 3)  # σ = √6.5 ≈ 2.550 taken as 2.5
+    verdict = judge("03.xhat_wo", answer.tolist())
+    assert "取整太早" in verdict.message
+    assert "6.5" in verdict.message and "2.5" in verdict.message and "2.2" not in verdict.message, verdict.message
+
+
+def test_rounded_too_early_for_the_apple_row_names_root_five():
+    answer = np.round((_APPLE - 5) / 2.2, 3)
+    verdict = judge("03.xhat_apple", answer.tolist())
+    assert "√5" in verdict.message and "2.2" in verdict.message, verdict.message
+
+
+# ---------------------------------------------------------------- choice questions
+
+
+@pytest.mark.parametrize("name", ["14.lost", "14.pre_ln", "15.predict_scale", "09.which_form"])
+def test_a_choice_question_has_its_own_first_hint_and_echoes_in_chinese_quotes(name):
+    wrong = next(w for w in ("d", "c", "b", "none-of-these") if not judge(name, w).ok)
+    verdict = judge(name, wrong)
+    assert "公式" not in verdict.first, verdict.first
+    assert f"「{wrong}」" in verdict.first and f"'{wrong}'" not in verdict.message, verdict.first
+
+
+# ---------------------------------------------------------------- typical mistakes named (item 18)
+
+
+def test_swap_shift_names_the_xhat_of_wo():
+    verdict = judge("05.swap_shift", np.round(_xhat(_WO), 3).tolist())
+    assert verdict.mistake and "我" in verdict.mistake, verdict.message
+
+
+def test_column_mean_names_the_mean_of_the_second_row():
+    second_row = [2, 4, 4, 10]  # the second token of notebook 02's table
+    verdict = judge("02.column_mean", sum(second_row) / 4)
+    assert verdict.mistake and "第 2 行" in verdict.mistake, verdict.message
+
+
+def test_deepnorm_beta_names_two_n():
+    verdict = judge("09.deepnorm_beta", round((2 * 18) ** -0.25, 3))  # (2N)^(-1/4) instead of (8N)^(-1/4)
+    assert verdict.mistake and "2N" in verdict.mistake, verdict.message
+
+
+def test_merge_m2_names_half_of_the_merged_sum():
+    both = np.array([0.0, 2.0, 6.0, 8.0])
+    one_half = float(((both[2:] - both.mean()) ** 2).sum())  # only [6, 8] around the merged mean
+    assert one_half == 20
+    verdict = judge("14.merge_m2", one_half)
+    assert verdict.mistake and "一段" in verdict.mistake, verdict.message
+
+
+# ---------------------------------------------------------------- numbers as the course writes them (item 16)
+
+
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [
+        ("1/3", 1 / 3),
+        ("-1/2", -0.5),
+        ("2×10⁻⁴", 0.0002),
+        ("2 × 10⁻⁴", 0.0002),
+        ("2*10^-4", 0.0002),
+        ("2e-4", 0.0002),
+        ("10⁻⁵", 0.00001),
+        ("1.5×10⁸", 150000000.0),
+    ],
+)
+def test_the_answer_reader_takes_fractions_and_powers_of_ten(typed, value):
+    from lnlib.text_input import parse_numbers
+
+    assert parse_numbers(typed).item() == pytest.approx(value, rel=1e-12)
+
+
+def test_the_answer_reader_takes_a_list_of_fractions():
+    from lnlib.text_input import parse_numbers
+
+    assert parse_numbers("[1/4, 3/4]").tolist() == [0.25, 0.75]
+
+
+@pytest.mark.parametrize("typed", ["1/0", "1/3/4", "2²", "½", "2×103", "2**10**3"])
+def test_the_answer_reader_refuses_what_is_not_a_simple_number(typed):
+    from lnlib.text_input import parse_numbers
+
+    with pytest.raises(ValueError):
+        parse_numbers(typed)
+
+
+def test_one_third_typed_as_a_fraction_is_right(capsys):
+    from lnlib.answers import answer_cell
+
+    answer_cell("15.predict_batch1", "1/3")
+    assert "✓" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- %%code_exercise: line numbers and Chinese (item 9)
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "said"),
+    [
+        ("def softmax(z:\n    return z", 2, "没有配对"),  # the def is line 2 of the cell, under %%code_exercise
+        ("def softmax(z)\n    return z", 2, "冒号"),
+        ("def softmax(z):\n    return z，1", 3, "中文"),
+        ("def softmax(z):\n    return (z", 3, "没有配对"),
+        ("def softmax(z):\n    return z)", 3, "多了一个右括号"),
+        ("def softmax(z):\nreturn z", 3, "缩进"),
+    ],
+)
+def test_a_syntax_error_names_the_line_of_the_cell_in_chinese(body, line, said, capsys):
+    from lnlib.answers import code_exercise_cell
+
+    code_exercise_cell("10.softmax", body, {"np": np})
+    out = capsys.readouterr().out
+    assert f"单元格第 {line} 行" in out and said in out, out
+    assert "was never closed" not in out and "expected ':'" not in out and "invalid character" not in out, out
+
+
+def test_an_error_while_running_names_the_line_of_the_cell(capsys):
+    from lnlib.answers import code_exercise_cell
+
+    code_exercise_cell("10.softmax", "x = 1\ny = x / 0", {"np": np})  # cell line 3 divides by zero
+    out = capsys.readouterr().out
+    assert "单元格第 3 行" in out and "ZeroDivisionError" in out, out
+
+
+# ---------------------------------------------------------------- a mistake named where it is defined (item 10)
+
+
+def test_t_over_w_without_the_zero_branch_is_still_named():
+    from lnlib.code_exercises import judge_function
+
+    def warmup(step, lr, warmup_steps):
+        return lr * min(1, step / warmup_steps)  # t / W, and ZeroDivisionError for warmup_steps = 0
+
+    verdict = judge_function("15.warmup_lr", warmup)
+    assert not verdict.ok and verdict.mistake and "step / warmup_steps" in verdict.mistake, verdict.message
+
+
+def test_only_the_missing_zero_branch_is_named_as_such():
+    from lnlib.code_exercises import judge_function
+
+    def warmup(step, lr, warmup_steps):
+        return lr * min(1, (step + 1) / warmup_steps)
+
+    verdict = judge_function("15.warmup_lr", warmup)
+    assert not verdict.ok and "warmup_steps = 0" in verdict.mistake, verdict.message
+
+
+def test_a_function_that_raises_almost_everywhere_is_not_given_a_mistake_name():
+    from lnlib.code_exercises import judge_function
+
+    def warmup(step, lr, warmup_steps):
+        if step != 120:
+            raise RuntimeError("还没写")
+        return lr
+
+    verdict = judge_function("15.warmup_lr", warmup)
+    assert not verdict.ok and not verdict.mistake, verdict.message
+
+
+# ---------------------------------------------------------------- no broken-link icons above the notice (item 20)
+
+
+def test_the_offline_style_sheet_hides_the_broken_link_icons_and_pictures():
+    """ipywidgets draws a broken-link icon as the ::before of every disconnected view: the explorer's box and the
+    notice itself, two icons above the Chinese notice. The explorer's style sheet hides both, and any picture."""
+    import re
+
+    from lnlib import widgets
+
+    rules = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", widgets.OFFLINE_CSS):
+        for selector in selectors.split(","):
+            rules[" ".join(selector.split())] = body.strip()
+    for selector in (
+        ".ln-explorer.jupyter-widgets-disconnected::before",
+        ".ln-explorer .jupyter-widgets-disconnected::before",
+        ".ln-explorer.jupyter-widgets-disconnected img",
+    ):
+        assert "display: none" in rules.get(selector, ""), (selector, rules)
+
+
+# ---------------------------------------------------------------- 12.dx_last is not printed by the Jacobian (item 4)
+
+
+def test_dx_last_is_the_sum_of_two_jacobian_rows_computed_by_hand():
+    x_hat = (_APPLE - 5) / np.sqrt(5)
+    g = np.array([1.0, 0.0, 0.0, 1.0])
+    by_hand = (g - 0.5 - x_hat * 0.0) / np.sqrt(5)  # mean(g) = 0.5, mean(g ⊙ x̂) = (−3 + 3) / (4√5) = 0
+    assert np.allclose(by_hand, [0.5 / np.sqrt(5), -0.5 / np.sqrt(5), -0.5 / np.sqrt(5), 0.5 / np.sqrt(5)])
+    assert judge("12.dx_last", np.round(by_hand, 3).tolist()).ok
+    assert judge("12.dx_last", [0.223, -0.224, -0.224, 0.223]).ok  # rows y₁ + y₄ of the figure, as printed
+    old = judge("12.dx_last", [0.089, -0.045, -0.179, 0.134])  # the figure's y₄ row: dy = [0, 0, 0, 1]
+    assert not old.ok and "[0, 0, 0, 1]" in old.mistake, old.message
+
+
+def test_the_give_away_search_reads_a_figures_alt_text():
+    import nbformat
+    from test_learner_path import give_away
+
+    nb = nbformat.v4.new_notebook()
+    figure = nbformat.v4.new_output(
+        "execute_result",
+        data={"image/png": "", "text/plain": "<Figure>"},
+        metadata={"image/png": {"alt": "热图：y4 行 = [0.224, -0.224, -0.224, 0.224]。"}},
+    )
+    nb.cells = [
+        nbformat.v4.new_code_cell("plots.jacobian_heatmap(J)", outputs=[figure]),
+        nbformat.v4.new_markdown_cell("练习 1"),
+        nbformat.v4.new_code_cell("%%answer 12.dx_last\n# 在下面一行写答案"),
+    ]
+    assert give_away(nb, 2, "12.dx_last")
+
+
+# ---------------------------------------------------------------- word answers not given away above (item 8)
+
+# The situation each word-answer question asks about. A give-away is a sentence or table row above the question
+# (outside its own prompt) that names this situation together with a spelling of the answer. Letter answers
+# (a/b/c) are not searched: the words of their options are in the question itself.
+CHOICE_SITUATIONS = {
+    "08.single_case": r"(?:一个|单个|某个|第 ?1 个)样本[^。；\n]{0,16}(?:加上|加了|平移)",
+    "08.bn_weight_vector": r"(?:第 ?1 行|一个权重向量|单个权重向量)[^。；\n]{0,16}(?:乘 ?3|缩放)",
+    "09.which_form": r"layer_norm\(\s*x\s*\+\s*attention",
+    "11.llama_norm": r"\[?11,\s*12,\s*13,\s*14",
+    "15.predict_post": r"(?:不用|不需要|没有|去掉)\s*warm-?up",
+}
+
+
+def _choice_cases():
+    import nbformat
+
+    from tools.course import CHECK_CALL, notebook_paths
+
+    found = []
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            for name in CHECK_CALL.findall(cell.source):
+                expected = EXERCISES[name].expected
+                if name[:2] == path.stem[:2] and isinstance(expected, str) and len(expected) > 1:
+                    found.append((path, i, name))
+    return found
+
+
+def words_given_away(nb, index: int, name: str, situation: str) -> list[str]:
+    """Sentences above the answer cell at `index` that name `situation` and a spelling of the answer."""
+    import re
+
+    from test_learner_path import shown_text
+
+    from lnlib.grading import choice_spellings, normalize_choice
+
+    ex = EXERCISES[name]
+    spellings = {s for s in choice_spellings(ex.expected, ex.synonyms) if len(s) > 1}
+    hits = []
+    for i, cell in enumerate(nb.cells[:index]):
+        if i == index - 1 and cell.cell_type == "markdown":
+            continue  # the question itself
+        for sentence in re.split(r"[。；;\n]", shown_text(cell, alt=True)):
+            folded = normalize_choice(sentence)
+            if re.search(situation, sentence) and any(s in folded for s in spellings):
+                hits.append(f"cell {i}: {sentence.strip()[:120]}")
+    return hits
+
+
+CHOICE_CASES = _choice_cases()
+
+
+def test_every_word_answer_question_declares_its_situation():
+    assert sorted({name for _, _, name in CHOICE_CASES}) == sorted(CHOICE_SITUATIONS)
+
+
+@pytest.mark.parametrize(("path", "index", "name"), CHOICE_CASES, ids=[c[2] for c in CHOICE_CASES])
+def test_no_word_answer_is_stated_above_its_question(path, index, name):
+    import re
+
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    prompt = next(c.source for c in reversed(nb.cells[:index]) if c.cell_type == "markdown")
+    assert re.search(CHOICE_SITUATIONS[name], prompt), f"{name}: the declared situation is not what its question asks"
+    hits = words_given_away(nb, index, name, CHOICE_SITUATIONS[name])
+    assert not hits, f"{name} (cell {index}) is answered above it:\n" + "\n".join(hits)
+
+
+def test_the_word_search_finds_the_old_give_aways():
+    """The old 08 question (one sample × 3) was answered by 08.31's sentence; the old 11 question (which norm does
+    LLaMA use) by 11.15's table row. The search finds both, and not the same sentence with another situation."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "两种归一化的不变性几乎是互补的：LayerNorm 按样本统计，所以不怕「单独缩放某个样本」。\n\n"
+            "| LLaMA | Touvron et al. 2023 | Pre-LN（论文称 pre-normalization） | RMSNorm |"
+        ),
+        nbformat.v4.new_markdown_cell("练习"),
+        nbformat.v4.new_code_cell("%%answer 08.single_case"),
+    ]
+    assert words_given_away(nb, 2, "08.single_case", r"缩放某个样本")
+    assert words_given_away(nb, 2, "11.llama_norm", r"LLaMA")
+    assert not words_given_away(nb, 2, "08.single_case", CHOICE_SITUATIONS["08.single_case"])
+
+
+def test_the_new_questions_have_the_answers_they_claim():
+    """08: one sample + 100 leaves its LayerNorm output alone and moves its BatchNorm output; 11: [1, 2, 3, 4] and
+    [2, 4, 6, 8] agree under both, [11, 12, 13, 14] differs only under RMSNorm (numpy, independent of lnlib)."""
+
+    def ln(x):
+        x = np.asarray(x, dtype=np.float64)
+        return (x - x.mean(-1, keepdims=True)) / x.std(-1, keepdims=True)
+
+    def bn(x):
+        return (x - x.mean(0)) / x.std(0)
+
+    def rms(x):
+        x = np.asarray(x, dtype=np.float64)
+        return x / np.sqrt((x**2).mean(-1, keepdims=True))
+
+    batch = np.array([[1.0, 5, 2, 7], [3, 1, 4, 1], [2, 6, 5, 3]])
+    moved = batch.copy()
+    moved[0] += 100
+    assert np.allclose(ln(moved)[0], ln(batch)[0]) and not np.allclose(bn(moved)[0], bn(batch)[0])
+    assert judge("08.single_case", "layer").ok and not judge("08.single_case", "batch").ok
+    a = np.array([1.0, 2, 3, 4])
+    assert np.allclose(rms(a), rms(2 * a)) and np.allclose(ln(a), ln(2 * a))
+    assert not np.allclose(rms(a), rms(a + 10)) and np.allclose(ln(a), ln(a + 10))
+    assert judge("11.llama_norm", "rmsnorm").ok and not judge("11.llama_norm", "layernorm").ok
+
+
+# ---------------------------------------------------------------- numbers printed as a person writes them (11, 19)
+
+_LONG_FLOAT = r"(?<![\w.])-?\d+\.\d{6,}(?![\d])"  # 1.1210447379570718, 22.360679774997898
+
+
+def _stored_streams():
+    import nbformat
+
+    from tools.course import notebook_paths
+
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code" or "reveal" in cell.metadata.get("tags", []):
+                continue  # reveal cells are being converted to %%reveal separately
+            text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+            yield path.stem, i, text
+
+
+# Outputs whose every digit is the point, with the reason.
+ALL_DIGITS = {"float16(1e-5) =": "13: the exact value float16 stores for 1e-5 shows how few digits are left"}
+
+
+def test_no_stored_output_prints_a_raw_float():
+    import re
+
+    found = [
+        f"{stem} cell {i}: {line.strip()}"
+        for stem, i, text in _stored_streams()
+        for line in text.splitlines()
+        if re.search(_LONG_FLOAT, line) and not any(line.startswith(k) for k in ALL_DIGITS)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_small_gradient_ratios_keep_their_digits():
+    """15: after training, the last/first layer gradient ratio of LayerNorm and RMSNorm is a few hundredths; one
+    decimal printed it as 0.0."""
+    import re
+
+    text = next(t for stem, i, t in _stored_streams() if stem.startswith("15-") and "第 8 层 / 第 1 层" in t)
+    assert not re.search(r"(?<![\d.])0\.0 倍", text), text
+    assert re.search(r"LayerNorm：.*梯度 0\.0[1-9]\d* 倍\n", text), text
+
+
+# ---------------------------------------------------------------- one word for the controls (item 12)
+
+
+def test_the_controls_are_called_explorers_everywhere():
+    import nbformat
+
+    from tools.course import ROOT, notebook_paths
+
+    places = [ROOT / "README.md", ROOT / "docs" / "teacher-guide.md", ROOT / "tools" / "course.toml"]
+    found = [p.name for p in places if "小工具" in p.read_text(encoding="utf-8")]
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        found += [
+            f"{path.stem} cell {i}"
+            for i, c in enumerate(nb.cells)
+            if c.cell_type == "markdown" and "小工具" in c.source
+        ]
+    assert not found, found
+
+
+# ---------------------------------------------------------------- timing outputs are not stored (item 6)
+
+
+def test_no_timing_result_is_stored_in_a_notebook():
+    """A stored output must not depend on the machine: a cell that times code stores no ratio or duration."""
+    import re
+
+    import nbformat
+
+    from tools.course import notebook_paths
+
+    found = []
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and re.search(r"time_ratios|perf_counter|timeit", cell.source):
+                text = "".join(o.get("text", "") for o in cell.get("outputs", []))
+                if re.search(r"\d\s*(?:倍|秒|ms|µs)", text):
+                    found.append(f"{path.stem} cell {i}: {text[:120]}")
+    assert not found, "\n".join(found)
+
+
+def test_the_worked_answer_of_a_choice_question_is_in_chinese_quotes():
+    from lnlib.hints import solution_text
+
+    text = solution_text("11.llama_norm")
+    assert "「rmsnorm」" in text and "'rmsnorm'" not in text, text
+
+
+def test_affine_names_a_forgotten_gamma():
+    verdict = judge("14.affine", round(-1.342 + 1, 3))  # x̂ + β, without γ = 2
+    assert verdict.mistake and "γ" in verdict.mistake, verdict.message
