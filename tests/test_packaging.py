@@ -261,6 +261,8 @@ def drawable_strings() -> list[str]:
     for path in notebook_paths():
         sources += [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
     for source in sources:
+        if source.startswith(("%%reveal", "%%code_exercise")):  # a Python body under its magic line (it draws too)
+            source = source.partition("\n")[2]
         try:
             tree = ast.parse(source)
         except SyntaxError:

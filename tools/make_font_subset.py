@@ -22,6 +22,7 @@ import ast
 import json
 import sys
 import unicodedata
+import warnings
 from pathlib import Path
 
 from fontTools import subset
@@ -67,17 +68,26 @@ def lnlib_strings(root: Path = ROOT) -> list[str]:
 
 
 def notebook_strings(root: Path = ROOT) -> list[str]:
-    """Every string literal in the notebooks' code cells (cells that are not plain Python are skipped)."""
+    """Every string literal in the notebooks' code cells: plain Python, and the Python body of a `%%reveal` or
+    `%%code_exercise` cell (an `%%answer` body is typed text, not code; other cells that do not parse are skipped)."""
     out = []
     for path in sorted((root / "notebooks").glob("*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] != "code":
                 continue
+            source = "".join(cell["source"])
+            if source.startswith(PYTHON_MAGICS):
+                source = source.split("\n", 1)[1] if "\n" in source else ""
             try:
-                out += _literals(ast.parse("".join(cell["source"])))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", SyntaxWarning)  # e.g. an %%answer body such as 5e
+                    out += _literals(ast.parse(source))
             except SyntaxError:
                 continue
     return out
+
+
+PYTHON_MAGICS = ("%%reveal", "%%code_exercise")  # cell magics whose body is Python
 
 
 def wanted_characters(root: Path = ROOT) -> set[str]:
