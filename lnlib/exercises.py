@@ -600,9 +600,12 @@ _NB12: dict[str, Exercise] = {  # exercises of notebook 12
         nudge="dx = r · (g − mean(g) − x̂ · mean(g ⊙ x̂))：先算 mean(g) 和 mean(g ⊙ x̂)，其中一个正好是 0。",
         mistakes=(
             Mistake(
-                "这是 dy = [1, 0, 0, 0] 的结果（第 2 节）；这里 dy = [1, 0, 0, 1]，两端都有梯度。", _dx_row(_APPLE_ROW, _E1)
+                "这是 dy = [1, 0, 0, 0] 的结果（第 2 节）；这里 dy = [1, 0, 0, 1]，两端都有梯度。",
+                _dx_row(_APPLE_ROW, _E1),
             ),
-            Mistake("这是 dy = [0, 0, 0, 1] 的结果；这里 dy = [1, 0, 0, 1]，第 1 维也有梯度。", _dx_row(_APPLE_ROW, _E4)),
+            Mistake(
+                "这是 dy = [0, 0, 0, 1] 的结果；这里 dy = [1, 0, 0, 1]，第 1 维也有梯度。", _dx_row(_APPLE_ROW, _E4)
+            ),
             Mistake("忘了最后乘 r = 1/√5。", _dx_row(_APPLE_ROW, _E1 + _E4, scale=False)),
             Mistake(
                 "漏掉了来自 μ 的那一项 −mean(g)：mean(g) = 0.5，要从 g 的每一维减掉。",
