@@ -841,6 +841,7 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
         "c",
         "训练好的模型里，词向量和位置向量都从很小的数（标准差 0.02）开始训练：进入第 1 层的行，每个数只有零点几。",
         nudge="第 1 层 LayerNorm 的输入就是「词向量 + 位置向量」：它们一开始是标准差 0.02 的随机数。",
+        synonyms=("0.1", "约0.1", "约 0.1", "c 约 0.1", "(c) 约 0.1"),
         mistakes=(
             Mistake("玩具矩阵的数是手写的 2、4、6、8；模型自己学出来的向量小得多。", "b"),
             Mistake("「吃」那一行 [20, 40, 60, 80] 是故意放大的例子；模型里的行小得多。", "a"),
@@ -860,7 +861,7 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
         "b",
         "看第 2 节的 μ 表：这个模型里每一行的 μ 都几乎是 0。不减 μ 的 RMSNorm 和 LayerNorm 算出来差不多。",
         nudge="三种做法各改了 LayerNorm 的哪一步？哪一步在这个模型里本来就几乎什么也不做？",
-        synonyms=("rmsnorm", "rms"),
+        synonyms=("rmsnorm", "rms", "换成rmsnorm", "换成 rmsnorm", "b 换成 rmsnorm", "(b) 换成 rmsnorm"),
         mistakes=(
             Mistake("去掉 LayerNorm 以后，后面的层收到的行比训练时小几倍到几十倍：它改得最多。", "a"),
             Mistake("冻结统计量后，σ 不再跟着每一行走：σ 小的行和 σ 大的行被除以同一个数。", "c"),
@@ -870,6 +871,7 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
         "b",
         "最终 LayerNorm 对每一行除以它自己的 σ（再乘 γ 加 β）：它主要管 logits 的大小，不大改变哪个字的 logit 最大。",
         nudge="除以一个正数会不会改变一行里哪个数最大？",
+        synonyms=("损失明显变大，准确率几乎不变", "损失明显变大", "b 损失明显变大", "(b) 损失明显变大，准确率几乎不变"),
         mistakes=(
             Mistake("去掉的只是最后一个 LayerNorm，前面的层都没变：哪个字的分数最高大多不变。", "a"),
             Mistake("最终 LayerNorm 的 σ 每个字不一样（从约 0.3 到 1.4）：去掉它，logits 的大小就乱了。", "c"),

@@ -325,3 +325,17 @@ def test_the_first_checked_cell_comes_early(stem):
     first = next(i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.startswith("%%answer "))
     summary = next(i for i, c in enumerate(cells) if c.source.startswith("## 小结"))
     assert first < summary / 4, (first, summary)
+
+
+@pytest.mark.parametrize(
+    "name, typed",
+    [
+        ("16.predict_sigma", "约 0.1"),
+        ("16.predict_sigma", "c 约 0.1"),
+        ("16.predict_ablation", "(b) 换成 RMSNorm"),
+        ("16.predict_final", "损失明显变大，准确率几乎不变"),
+    ],
+)
+def test_a_choice_typed_as_its_option_text_is_accepted(name, typed):
+    """A learner who copies the right option's words instead of its letter is right (found in a review of 16)."""
+    assert judge(name, typed).ok and not judge(name, "a").ok
