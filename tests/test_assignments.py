@@ -233,7 +233,7 @@ def test_hostile_submissions_are_graded_and_explained(graded):
         hacker = next(r for r in csv.reader(f) if r[0] == "hacker")
     assert hacker[-1] == "0"
     hacked = _feedback(out, "hacker")
-    assert "'no secret here'" in hacked and SECRET not in hacked  # the kernel's environment holds no secret
+    assert "「no secret here」" in hacked and SECRET not in hacked  # the kernel's environment holds no secret
 
 
 def _answers(student: str) -> list[str]:

@@ -76,7 +76,7 @@ BAD = [
     "__import__('os').system('ls')",
     "1+1",
     "[1]*3",
-    "2*3",  # a fraction a/b such as 1/2 is a number the course writes, so it is read (test_review_findings)
+    "2*3",  # a fraction a/b such as 1/2 is a number the course writes, so it is read (test_learner_feedback)
     "2**8",
     "1-1",
     "lambda: 1",

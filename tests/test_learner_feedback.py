@@ -1,4 +1,4 @@
-"""Findings of the second learner's review: feedback that names the right mistake.
+"""What a learner is told and shown: feedback that names the right mistake, answers read as typed, no give-away.
 
 Every wrong value below is computed here from the question's own numbers (or written by hand), never read from
 `lnlib.exercises`.
