@@ -433,7 +433,9 @@ def test_the_print_stylesheet_hides_navigation_chrome():
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_says_what_to_install_without_python_3_11(tmp_path):
     # a make of its own, not a sub-make of `make test` (whose jobserver flags would make it warn on stderr)
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "PYTHON")
+    }
     old = tmp_path / "python3"
     old.write_text("#!/bin/sh\nexec /bin/false\n")  # a python3 that is not >= 3.11
     old.chmod(0o755)

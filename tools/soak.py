@@ -28,7 +28,7 @@ from pathlib import Path
 RESULTS_ENV = "LNLIB_SOAK_RESULTS"  # the folder each pytest process writes its result file into
 # A busy loop that ends by itself once the soak that started it is gone (its parent changes), so a soak killed
 # from outside (SIGKILL, a closed terminal) leaves no load behind.
-BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
+BUSY = "import os, sys\nparent = int(sys.argv[1])\nwhile os.getppid() == parent:\n    pass\n"  # argv: the soak's pid
 
 
 # --- the pytest plugin (loaded with -p tools.soak) -------------------------------------------------------------
@@ -74,7 +74,9 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 
 
 def start_load(n: int) -> list[subprocess.Popen]:
-    return [subprocess.Popen([sys.executable, "-c", BUSY], stdin=subprocess.DEVNULL) for _ in range(n)]
+    # the soak's own pid, given at the start: read by the child, it could already be init's if the soak died first
+    me = str(os.getpid())
+    return [subprocess.Popen([sys.executable, "-c", BUSY, me], stdin=subprocess.DEVNULL) for _ in range(n)]
 
 
 def stop_load(procs: list[subprocess.Popen]) -> None:
