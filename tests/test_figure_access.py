@@ -131,7 +131,7 @@ FIGURES = {
     "training_plots.batch_size_plot": lambda: training_plots.batch_size_plot(
         {
             "layer": [0.95, 0.95, 0.95],
-            "BatchNorm，滑动平均": [0.9, 0.9, 0.9],
+            "BatchNorm，running 统计量": [0.9, 0.9, 0.9],
             "BatchNorm，自己的统计量": [0.33, 0.8, 0.9],
         },
         (1, 4, 16),

@@ -264,7 +264,9 @@ def drawable_strings() -> list[str]:
         if source.startswith(("%%reveal", "%%code_exercise")):  # a Python body under its magic line (it draws too)
             source = source.partition("\n")[2]
         try:
-            tree = ast.parse(source)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)  # an answer cell's typed text such as 5e
+                tree = ast.parse(source)
         except SyntaxError:
             continue
         out += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
