@@ -24,6 +24,7 @@ import numpy as np
 
 from . import tiny_corpus
 from .training import adam_step, warmup_lr
+from .transformer import softmax
 
 WEIGHTS_FILE = "tiny_lm_weights.npz"
 # sha256 of the shipped weights' values (`digest`): names in sorted order, each array's float64 bytes
@@ -354,17 +355,16 @@ def average_stats(model: Model, x) -> dict[str, tuple[float, float]]:
     return {n: (float(fwd.mu[n].mean()), float(fwd.sigma[n].mean())) for n in model.names}
 
 
-def predict(model: Model, text: str) -> tuple[Forward, list[tuple[str, float]]]:
-    """Forward pass on `text` (≤ context characters) and, after each character, the most likely next one with its
-    probability."""
+def predict(model: Model, text: str, ablation: Ablation = NORMAL) -> tuple[Forward, list[tuple[str, float]]]:
+    """Forward pass on `text` (≤ context characters), with an inference-time `ablation` if given, and, after each
+    character, the most likely next one with its probability."""
     ids = encode(model.config, text)
     if len(ids) > model.config.context:
         raise ValueError(f"句子太长：这个模型一次最多看 {model.config.context} 个字，这里有 {len(ids)} 个。")
     if len(ids) == 0:
         raise ValueError("请输入至少一个字。")
-    fwd = forward(model, ids)
-    z = fwd.logits[0] - fwd.logits[0].max(axis=-1, keepdims=True)
-    prob = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)
+    fwd = forward(model, ids, ablation)
+    prob = softmax(fwd.logits[0])
     best = prob.argmax(axis=-1)
     return fwd, [(model.config.vocab[b], float(prob[i, b])) for i, b in enumerate(best)]
 
