@@ -244,8 +244,14 @@ class _Canvas(FigureCanvasAgg):
 def _new_figure(figsize, alt: str) -> Figure:
     fig = Figure(figsize=figsize, layout="constrained")
     _Canvas(fig)
-    fig.alt_text = plain(alt)
+    set_alt_text(fig, alt)
     return fig
+
+
+def set_alt_text(fig: Figure, alt: str) -> None:
+    """Give `fig` its alt text (plain text: TeX labels become Unicode). A handle's `update` calls it with the
+    description of the data it moved to, so `alt_text(handle.fig)` always describes the frame shown."""
+    fig.alt_text = plain(alt)
 
 
 # --- colour and contrast ---------------------------------------------------------------------------------
@@ -410,22 +416,26 @@ def _stage_figure(steps: LayerNormSteps, affine: bool):
     """`stage_bars`' figure and the dashed μ line of its x panel (for `StageFigure`)."""
     _steps(steps)
     use_cjk_font()
-    mu, std_eps = float(steps.mean), float(steps.std_eps)
     panels = stage_panels(steps, affine=affine)
+    fig = _new_figure((3.0 * len(panels), 2.8), _stage_alt(steps, affine))
+    axes = fig.subplots(1, len(panels))
+    dashed = [
+        _bars(ax, v, color, title, hline=hline) for ax, (v, color, title, hline) in zip(axes, panels, strict=True)
+    ]
+    return fig, dashed[0]
+
+
+def _stage_alt(steps: LayerNormSteps, affine: bool) -> str:
+    mu, std_eps = float(steps.mean), float(steps.std_eps)
     alt = (
-        f"{len(panels)} 幅柱状图，一个 {steps.x.size} 维向量的 LayerNorm 各步骤："
+        f"{4 if affine else 3} 幅柱状图，一个 {steps.x.size} 维向量的 LayerNorm 各步骤："
         f"输入 x = {vector_text(steps.x)}（虚线是均值 μ = {number(mu)}）；"
         f"中心化 x − μ = {vector_text(steps.centered)}；"
         f"归一化 x̂ = {vector_text(steps.normalized)}（除以 √(σ² + ε) = {number(std_eps)}）"
     )
     if affine:
         alt += f"；输出 y = γ ⊙ x̂ + β = {vector_text(steps.output)}"
-    fig = _new_figure((3.0 * len(panels), 2.8), alt + "。")
-    axes = fig.subplots(1, len(panels))
-    dashed = [
-        _bars(ax, v, color, title, hline=hline) for ax, (v, color, title, hline) in zip(axes, panels, strict=True)
-    ]
-    return fig, dashed[0]
+    return alt + "。"
 
 
 def _xhat_bound(d: int) -> float:
@@ -486,6 +496,7 @@ class StageFigure:
             self._row = row
         set_bars(self._xhat, steps.normalized)
         self._divisor.set_text(self._divisor_text(steps))
+        set_alt_text(self.fig, _stage_alt(steps, affine=False))
         return [*moved, self._xhat, self._divisor]
 
 
@@ -561,15 +572,7 @@ def _highlight_figure(selection: Selection, tokens):
     n, d = values.shape
     tokens = _tokens(tokens, n)
     use_cjk_font()
-    if sel.mode == "row":
-        which = f"第 {sel.index + 1} 行（{tokens[sel.index]}）"
-    else:
-        which = f"第 {sel.index + 1} 列（{dim_label(sel.index + 1)}）" if sel.mode == "column" else "全部格子"
-    alt = (
-        f"{n} × {d} 的数字表格，{which}加框高亮，其余变淡：{AXIS_TITLES[sel.mode]}，参与统计的 {sel.size} 个数"
-        f" {vector_text(values[mask])}，μ = {number(sel.mean)}，σ = {number(sel.std)}。"
-    )
-    fig = _new_figure((1.2 * d + 1.5, 0.7 * n + 1.3), alt)
+    fig = _new_figure((1.2 * d + 1.5, 0.7 * n + 1.3), _highlight_alt(sel, tokens))
     ax = fig.subplots()
     shade = np.where(mask, 1.0, 0.15)
     cmap = matplotlib.colormaps["YlOrBr"]
@@ -604,6 +607,18 @@ def _highlight_figure(selection: Selection, tokens):
     return fig, frame
 
 
+def _highlight_alt(sel: Selection, tokens) -> str:
+    n, d = sel.matrix.shape
+    if sel.mode == "row":
+        which = f"第 {sel.index + 1} 行（{tokens[sel.index]}）"
+    else:
+        which = f"第 {sel.index + 1} 列（{dim_label(sel.index + 1)}）" if sel.mode == "column" else "全部格子"
+    return (
+        f"{n} × {d} 的数字表格，{which}加框高亮，其余变淡：{AXIS_TITLES[sel.mode]}，参与统计的 {sel.size} 个数"
+        f" {vector_text(sel.matrix[sel.mask])}，μ = {number(sel.mean)}，σ = {number(sel.std)}。"
+    )
+
+
 class HighlightFigure:
     """`highlight_heatmap` kept (notebook 02's explorer): `update(selection)` moves the frame, the shading and the
     title to another group of the same matrix. The title is plain text (μ, σ as letters, not mathtext), so a new
@@ -611,6 +626,7 @@ class HighlightFigure:
 
     def __init__(self, selection: Selection, tokens=TOKENS):
         self.fig, self._frame = _highlight_figure(selection, tokens)
+        self._tokens = _tokens(tokens, selection.matrix.shape[0])
         self._ax = self.fig.axes[0]
         self._texts = [t.get_text() for t in self._ax.texts]  # the numbers never change, only their inks
         self._ax.title.set_text(self._title_text(selection))
@@ -632,6 +648,7 @@ class HighlightFigure:
             cols.min() - 0.5, rows.min() - 0.5, cols.max() - cols.min() + 1, rows.max() - rows.min() + 1
         )
         self._ax.title.set_text(self._title_text(sel))
+        set_alt_text(self.fig, _highlight_alt(sel, self._tokens))
         return [self._ax, self._frame, self._ax.title]
 
 
@@ -664,12 +681,7 @@ def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
     if not 0 < lo < hi < np.inf:
         raise ValueError(f"eps_range: expected 0 < low < high, got {eps_range!r}")
     use_cjk_font()
-    alt = (
-        f"两幅图。左：ε = {e.eps:.0e} 时这一行的 x̂ = {vector_text(e.steps.normalized)}（柱状图）。"
-        f"右：x̂ 的方差 σ²/(σ² + ε) 随 ε 从 {lo:g} 到 {hi:g} 变化的曲线（对数横轴），"
-        f"当前 ε 处的值是 {number(e.kept)}；σ² = {e.variance:.3g}。"
-    )
-    fig = _new_figure((8.4, 2.9), alt)
+    fig = _new_figure((8.4, 2.9), _epsilon_alt(e, lo, hi))
     left, right = fig.subplots(1, 2)
     _bars(
         left,
@@ -704,6 +716,14 @@ def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
     right.set_xlabel(r"$\varepsilon$（对数刻度）", fontsize=9)
     right.set_title(r"$\hat{x}$ 的方差 $=\sigma^2/(\sigma^2+\varepsilon)$", fontsize=10)
     return fig, {"curve": curve, "marker": marker, "guide": guide, "guide_label": guide_label}
+
+
+def _epsilon_alt(e: EpsilonEffect, lo: float, hi: float) -> str:
+    return (
+        f"两幅图。左：ε = {e.eps:.0e} 时这一行的 x̂ = {vector_text(e.steps.normalized)}（柱状图）。"
+        f"右：x̂ 的方差 σ²/(σ² + ε) 随 ε 从 {lo:g} 到 {hi:g} 变化的曲线（对数横轴），"
+        f"当前 ε 处的值是 {number(e.kept)}；σ² = {e.variance:.3g}。"
+    )
 
 
 class EpsilonFigure:
@@ -743,6 +763,7 @@ class EpsilonFigure:
                 self._guide_label.xy = (at, self._guide_label.xy[1])
             moved += [self._curve, self._guide, self._guide_label]
             self._row = row
+        set_alt_text(self.fig, _epsilon_alt(e, *(float(v) for v in self._eps_range)))
         return moved
 
 
@@ -751,15 +772,18 @@ def scale_shift_bars(result: ScaleShift, *, ylim=None) -> Figure:
     (notebook 05). Takes `invariance.scale_shift(x, a, b, eps)`."""
     r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
     use_cjk_font()
-    alt = (
-        f"两幅柱状图。左：a·x + b = {vector_text(r.moved)}（a = {number(r.scale)}，b = {number(r.shift)}，"
-        f"x = {vector_text(r.x)}）。右：它归一化后的 x̂ = {vector_text(r.normalized)}。"
-    )
-    fig = _new_figure((7.2, 2.9), alt)
+    fig = _new_figure((7.2, 2.9), _scale_shift_alt(r))
     left, right = fig.subplots(1, 2)
     _bars(left, r.moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {r.scale:.3g}，$b$ = {r.shift:.3g}）", ylim=ylim)
     _bars(right, r.normalized, COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2))
     return fig
+
+
+def _scale_shift_alt(r: ScaleShift) -> str:
+    return (
+        f"两幅柱状图。左：a·x + b = {vector_text(r.moved)}（a = {number(r.scale)}，b = {number(r.shift)}，"
+        f"x = {vector_text(r.x)}）。右：它归一化后的 x̂ = {vector_text(r.normalized)}。"
+    )
 
 
 class ScaleShiftFigure:
@@ -798,6 +822,7 @@ class ScaleShiftFigure:
         set_bars(self._moved, r.moved)
         self._title.set_text(self._title_text(r))
         set_bars(self._normalized, r.normalized)
+        set_alt_text(self.fig, _scale_shift_alt(r))
         return [*moved, self._moved, self._title, self._normalized]
 
 
@@ -806,16 +831,9 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
     values = _matrix(matrix)
     n, d = values.shape
     tokens = _tokens(tokens, n)
-    if limit is None:
-        limit = max(float(np.max(np.abs(values))), 1e-12)
-    elif not (isinstance(limit, numbers.Real) and 0 < limit < np.inf):
-        raise ValueError(f"limit: expected a positive finite number, got {limit!r}")
+    limit = _heatmap_limit(values, limit)
     use_cjk_font()
-    rows = "；".join(f"{t} = {vector_text(row)}" for t, row in zip(tokens, values, strict=True))
-    fig = _new_figure(
-        (1.2 * d + 1.8, 0.7 * n + 1.3),
-        f"{n} × {d} 的热图（蓝色为负，红色为正，颜色范围 ±{number(limit)}），每格写着数值：{rows}。",
-    )
+    fig = _new_figure((1.2 * d + 1.8, 0.7 * n + 1.3), _heatmap_alt(values, tokens, limit))
     ax = fig.subplots()
     factor = _display_factor(values, limit)
     image = ax.imshow(values / factor, cmap="RdBu_r", vmin=-limit / factor, vmax=limit / factor, aspect="auto")
@@ -830,12 +848,29 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
     return fig
 
 
+def _heatmap_limit(values: np.ndarray, limit) -> float:
+    """The colour scale ±limit of `value_heatmap`: the largest |value| unless given."""
+    if limit is None:
+        return max(float(np.max(np.abs(values))), 1e-12)
+    if not (isinstance(limit, numbers.Real) and 0 < limit < np.inf):
+        raise ValueError(f"limit: expected a positive finite number, got {limit!r}")
+    return float(limit)
+
+
+def _heatmap_alt(values: np.ndarray, tokens, limit: float) -> str:
+    n, d = values.shape
+    rows = "；".join(f"{t} = {vector_text(row)}" for t, row in zip(tokens, values, strict=True))
+    return f"{n} × {d} 的热图（蓝色为负，红色为正，颜色范围 ±{number(limit)}），每格写着数值：{rows}。"
+
+
 class ValueHeatmapFigure:
     """`value_heatmap` kept with a fixed colour scale (notebook 06's explorer): `update(matrix)` recolours the
     cells and rewrites their numbers (only the cells that changed are redrawn)."""
 
     def __init__(self, matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None):
         self.fig = value_heatmap(matrix, tokens, title=title, limit=limit)
+        values = _matrix(matrix)
+        self._tokens, self._limit = _tokens(tokens, values.shape[0]), _heatmap_limit(values, limit)
         self._ax = self.fig.axes[0]
         self.moving = moving_artists(self._ax)
 
@@ -843,6 +878,7 @@ class ValueHeatmapFigure:
         """Show `matrix` (same shape); returns the axes changed."""
         values = _matrix(matrix)
         set_cells(self._ax, values, [[number(v) for v in row] for row in values], colors=inks_on)
+        set_alt_text(self.fig, _heatmap_alt(values, self._tokens, self._limit))
         return [self._ax]
 
 
@@ -1054,14 +1090,7 @@ def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
     if logy and any(np.any(v <= 0) for v in [*data.values(), *guides.values()]):
         raise ValueError("series: a logarithmic y axis needs positive values")
     use_cjk_font()
-    where = f"横轴（{xlabel or '位置'}）取 {vector_text(positions)}"
-    log_note = "（对数刻度）" if logy and "对数" not in ylabel else ""
-    lines = "；".join(f"{residual_form(k)} = {vector_text(v)}" for k, v in data.items())
-    lines += "".join(f"；参考线 {k} = {vector_text(v)}" for k, v in guides.items())
-    fig = _new_figure(
-        (6.4, 3.6),
-        f"折线图：{title + '，' if title else ''}纵轴是 {ylabel}{log_note}，{where}：{lines}。",
-    )
+    fig = _new_figure((6.4, 3.6), _depth_alt(data, guides, positions, xlabel, ylabel, title, logy))
     ax = fig.subplots()
     lines = [
         ax.plot(positions, v, label=residual_form(k), **form_style(k, i))[0] for i, (k, v) in enumerate(data.items())
@@ -1080,12 +1109,21 @@ def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
     return fig, lines
 
 
+def _depth_alt(data: dict, guides: dict, positions, xlabel: str, ylabel: str, title: str, logy: bool) -> str:
+    where = f"横轴（{xlabel or '位置'}）取 {vector_text(positions)}"
+    log_note = "（对数刻度）" if logy and "对数" not in ylabel else ""
+    lines = "；".join(f"{residual_form(k)} = {vector_text(v)}" for k, v in data.items())
+    lines += "".join(f"；参考线 {k} = {vector_text(v)}" for k, v in guides.items())
+    return f"折线图：{title + '，' if title else ''}纵轴是 {ylabel}{log_note}，{where}：{lines}。"
+
+
 class DepthFigure:
     """`depth_lines` of one value per layer, kept (notebook 09's explorer): one x axis for every depth up to
     `max_depth` (the lines grow to the right); `update(series)` moves the lines and the y axis."""
 
     def __init__(self, series: dict, *, max_depth: int, xlabel: str, ylabel: str):
         self.fig, self._lines = _depth_figure(series, xlabel, ylabel, "", 1, None, False, None)
+        self._labels = (xlabel, ylabel)
         self._ax = self.fig.axes[0]
         self._ax.set_xlim(0.5, max_depth + 0.5)
         # only the y axis, the lines and the legend change from frame to frame; the rest stays in the background
@@ -1095,9 +1133,11 @@ class DepthFigure:
         """Show `series` (the same forms, any depth); returns the artists changed."""
         if not isinstance(series, dict) or len(series) != len(self._lines):
             raise ValueError(f"series: expected {len(self._lines)} series, got {series!r:.60}")
-        for line, values in zip(self._lines, series.values(), strict=True):
-            values = np.asarray(values, dtype=np.float64).reshape(-1)
+        data = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in series.items()}
+        for line, values in zip(self._lines, data.values(), strict=True):
             line.set_data(np.arange(1, values.size + 1), values)
+        positions = np.arange(1, next(iter(data.values())).size + 1, dtype=np.float64)
+        set_alt_text(self.fig, _depth_alt(data, {}, positions, *self._labels, "", False))
         self._ax.set_autoscaley_on(True)
         self._ax.relim()
         self._ax.autoscale_view(scalex=False)
@@ -1125,12 +1165,7 @@ def _attention_figure(weights, tokens, entropy, title):
     if h.size != n or not np.all(np.isfinite(h)):
         raise ValueError(f"entropy: expected {n} finite values (one per row), got {entropy!r}")
     use_cjk_font()
-    rows = "；".join(f"{t} 这一行 {vector_text(r)}，熵 {number(v)}" for t, r, v in zip(tokens, w, h, strict=True))
-    alt = (
-        f"{title + '：' if title else ''}左边是 {n} × {n} 的注意力权重热图（行是发出查询的 token，列是被关注的"
-        f" token，每行和为 1），右边是每行的熵（条形图，虚线是均匀分布的 ln {n} = {number(np.log(n))}）：{rows}。"
-    )
-    fig = _new_figure((8, 0.7 * n + 1.6), alt)
+    fig = _new_figure((8, 0.7 * n + 1.6), _attention_alt(w, tokens, h, title))
     left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
     image = left.imshow(w, cmap="Oranges", vmin=0, vmax=1, aspect="auto")
     _cell_text(left, image, w, [[f"{v:.3f}" for v in row] for row in w], 10)
@@ -1152,12 +1187,22 @@ def _attention_figure(weights, tokens, entropy, title):
     return fig, list(bars), texts
 
 
+def _attention_alt(w: np.ndarray, tokens, h: np.ndarray, title: str) -> str:
+    n = w.shape[0]
+    rows = "；".join(f"{t} 这一行 {vector_text(r)}，熵 {number(v)}" for t, r, v in zip(tokens, w, h, strict=True))
+    return (
+        f"{title + '：' if title else ''}左边是 {n} × {n} 的注意力权重热图（行是发出查询的 token，列是被关注的"
+        f" token，每行和为 1），右边是每行的熵（条形图，虚线是均匀分布的 ln {n} = {number(np.log(n))}）：{rows}。"
+    )
+
+
 class AttentionFigure:
     """`attention_panel` kept (notebook 10's explorer): `update(weights, entropy)` recolours the weights and moves
     the entropy bars."""
 
     def __init__(self, weights, tokens, *, entropy):
         self.fig, self._bars, self._labels = _attention_figure(weights, tokens, entropy, "")
+        self._tokens = _tokens(tokens, len(self._bars))
         self._weights, right = self.fig.axes[:2]
         self.moving = [*moving_artists(self._weights), *moving_artists(right)]
 
@@ -1170,4 +1215,5 @@ class AttentionFigure:
             bar.set_width(v)
             label.set_text(f" {v:.3f}")
             label.set_position((v, i))
+        set_alt_text(self.fig, _attention_alt(w, self._tokens, h, ""))
         return [self._weights, *self._bars, *self._labels]

@@ -93,11 +93,28 @@ def test_a_moved_figure_is_the_figure_built_for_its_result(case):
     assert_same_picture(handle.fig, make(*later[-1]).fig)
 
 
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_moved_figure_says_in_its_alt_text_what_it_now_shows(case):
+    """The explorers hand `alt_text(handle.fig)` to the learner's browser with each frame: after `update` it is the
+    alt text of the figure built for the new result from scratch, not the first one's."""
+    make, first, later = CASES[case]
+    handle = make(*first)
+    opening = plots.alt_text(handle.fig)
+    for result in later:
+        handle.update(*result)
+        fresh = plots.alt_text(make(*result).fig)
+        assert plots.alt_text(handle.fig) == fresh
+        assert fresh != opening
+
+
+LABELS = {"max_depth": 24, "xlabel": "层", "ylabel": "g"}
+
+
 def test_depth_figure_moves_its_lines_to_the_closed_form_norms():
     """The x axis is fixed to every depth (the lines grow to the right), so only the lines and the y axis are
     compared: the values are transformer.ffn_gradient_norms at the new depth."""
     series = {f: transformer.ffn_gradient_norms(f, 3, 8) for f in ("post", "pre")}
-    handle = plots.DepthFigure(series, max_depth=24, xlabel="层", ylabel="g")
+    handle = plots.DepthFigure(series, **LABELS)
     assert handle.fig.axes[0].get_xlim() == (0.5, 24.5)
     new = {f: transformer.ffn_gradient_norms(f, 5, 8) for f in ("post", "pre")}
     handle.update(new)
@@ -107,6 +124,12 @@ def test_depth_figure_moves_its_lines_to_the_closed_form_norms():
         np.testing.assert_array_equal(line.get_ydata(), new[form])
     low, high = handle.fig.axes[0].get_ylim()
     assert low == 0 and high >= max(float(np.max(v)) for v in new.values())
+    fresh = plots.DepthFigure(new, **LABELS)
+    assert (
+        plots.alt_text(handle.fig)
+        == plots.alt_text(fresh.fig)
+        != plots.alt_text(plots.DepthFigure(series, **LABELS).fig)
+    )
 
 
 def test_a_new_epsilon_moves_only_the_x_hat_panel_of_the_stage_figure():
