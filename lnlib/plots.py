@@ -3,8 +3,10 @@ so explorers can redraw thousands of times without leaking figures); a notebook 
 
 Renderers only: each function takes numbers or a result computed by a topic module (`stages`, `groups`,
 `pitfalls`, `invariance`, `numerics`, `transformer`) and draws it; the words come from `lnlib.labels`.
-Every figure carries `fig.alt_text`, a Chinese description built from its data; in Jupyter it travels with
-the PNG as `{"image/png": {"alt": …}}` output metadata, which JupyterLab and nbconvert put into `<img alt>`.
+Every figure carries `fig.alt_text`, a Chinese description built from its data (a handle's `update` rewrites it);
+in Jupyter it travels with the PNG as `{"image/png": {"alt": …}}` output metadata, which nbconvert (the course
+site) puts into `<img alt>`, and JupyterLab too once the course's extension (labextension/) is installed: plain
+JupyterLab ignores that metadata. An explorer's frame carries it as its Image's tooltip.
 
 Colours come from the Okabe–Ito palette (readable with every common colour-vision deficiency), every series
 on one axes also differs in marker or dash, and every text colour has a contrast of at least 4.5:1 with

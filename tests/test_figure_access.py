@@ -431,3 +431,53 @@ def test_sphere_view_text_reads_on_the_translucent_plane(figures):
     assert ax.texts
     for text in ax.texts:
         assert contrast(text.get_color(), behind) >= 4.5, text.get_text()
+
+
+# --- explorers: every frame carries its own alt text (issue 27 item 5) ---------------------------------------------
+
+
+def test_an_explorer_picture_carries_the_alt_text_of_the_frame_it_shows():
+    """The tooltip of an explorer's Image (turned into the img's alt by the course's JupyterLab extension) is the
+    alt text of the static figure of the same state, and follows the slider, drawn or kept."""
+    from lnlib.widgets import VectorExplorer
+
+    e = VectorExplorer("2, 4, 6, 8", eps=1e-5)
+    first = e.plot.tooltip
+    assert first == plots.alt_text(plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8], eps=1e-5)))
+    e.eps.value = 1.0
+    assert e.plot.tooltip == plots.alt_text(plots.stage_bars(lnlib.layer_norm_steps([2, 4, 6, 8], eps=1.0)))
+    assert e.plot.tooltip != first
+    e.eps.value = 1e-5  # a kept frame: its own text comes back with it
+    assert e.plot.tooltip == first
+
+
+def test_a_kept_frame_whose_alt_text_was_forgotten_gets_it_back():
+    from lnlib.explorers.base import Picture
+
+    def result(k):
+        return lnlib.layer_norm_steps([1, 2, 3, k], eps=0)
+
+    picture = Picture(plots.StageFigure)
+    first = picture.frame(4, 1, result(10))
+    picture.frame(4, 2, result(20))
+    picture._alts.clear()
+    again = picture.frame(4, 1, result(10))
+    assert again == first and "10" in again.alt
+
+
+def test_every_explorer_picture_has_a_chinese_alt_text():
+    from lnlib import widgets
+
+    explorers = [
+        widgets.VectorExplorer(),
+        widgets.EpsilonExplorer(),
+        widgets.ScaleShiftExplorer(),
+        widgets.AxisExplorer(),
+        widgets.GammaBetaExplorer(),
+        widgets.SoftmaxExplorer(),
+        widgets.DepthExplorer(depth=3),
+    ]
+    # notebook 15's explorer: tests/test_training_explorer.py checks its frame (PNG and alt text)
+    for e in explorers:
+        text = e.plot.tooltip
+        assert text and re.search(r"[\u4e00-\u9fff]", text), type(e).__name__

@@ -87,7 +87,7 @@ def test_a_model_switch_sends_the_picture_first_and_each_control_once(grids, mon
     assert states[0] is e.plot
     for control in (e.variants, e.lr, e.warmup):
         assert states.count(control) == 1, control.description
-    assert e.plot.value == e.frame(e.state())
+    assert (e.plot.value, e.plot.tooltip) == e.frame(e.state())
 
 
 def test_an_unknown_model_is_refused_by_name(grids):

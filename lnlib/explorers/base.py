@@ -15,11 +15,13 @@ import asyncio
 import html
 import math
 from collections.abc import Callable, Hashable
+from typing import NamedTuple
 
 import ipywidgets as widgets
 
 from .._lru import LRU
-from ..live import Coalescer, LiveFigure
+from ..live import CACHE_SIZE, Coalescer, LiveFigure
+from ..plots import alt_text
 
 
 def error_html(message: str) -> str:
@@ -85,10 +87,26 @@ def slider_steps(control: widgets.Widget) -> list:
     return values
 
 
+class Frame(NamedTuple):
+    """One picture of an explorer: its PNG and the alt text that describes it. An explorer shows a frame in an
+    `ipywidgets.Image`: the PNG as its value, the alt text as its tooltip (the img's title; the course's JupyterLab
+    extension, labextension/, turns it into the img's alt)."""
+
+    png: bytes
+    alt: str
+
+
+def show_frame(image: widgets.Image, frame: Frame) -> None:
+    """Put `frame` into `image`: alt text and PNG in one message."""
+    with image.hold_sync():
+        image.tooltip = frame.alt
+        image.value = frame.png
+
+
 class Picture:
     """An explorer's live figure, moved through the render layer's handle (`lnlib.plots.StageFigure` …).
 
-    `frame(shape, key, *result)` returns the PNG of `result`: the frame kept under `key`, else the handle of that
+    `frame(shape, key, *result)` returns the `Frame` of `result`: the frame kept under `key`, else the handle of that
     data shape (`shape`: a row length, or None) moved with `handle.update(*result)`, else a new handle built with
     `build(*result)`. Each shape keeps its own figure (`shapes` of them), so going back to a shape moves that
     figure instead of building one. With `borrow_layout`, a new shape's figure is placed where the last figure's
@@ -102,6 +120,7 @@ class Picture:
         self.borrow_layout = borrow_layout
         self.handle = None  # the handle and live figure drawn last
         self.live: LiveFigure | None = None
+        self._alts = LRU(CACHE_SIZE * shapes)  # (shape, key) → the alt text of that frame
 
     def has(self, shape: Hashable) -> bool:
         """A figure for this shape exists: drawing it costs no new figure."""
@@ -125,9 +144,21 @@ class Picture:
     def reset(self) -> None:
         """Forget every figure and frame: the next frame is drawn from scratch."""
         self._kept.clear()
+        self._alts.clear()
         self.handle = self.live = None
 
-    def frame(self, shape: Hashable, key: Hashable, *result) -> bytes:
+    def frame(self, shape: Hashable, key: Hashable, *result) -> Frame:
+        png, drawn = self._frame_png(shape, key, *result)
+        alt = None if drawn else self._alts.get((shape, key))
+        if alt is None:
+            if not drawn:  # a kept frame whose text was forgotten: move the handle to it (it then describes it)
+                self.handle.update(*result)
+            alt = alt_text(self.handle.fig)
+            self._alts.put((shape, key), alt)
+        return Frame(png, alt)
+
+    def _frame_png(self, shape: Hashable, key: Hashable, *result) -> tuple[bytes, bool]:
+        """The PNG of `result`, and whether it was drawn now (the handle then shows `result`)."""
         kept = self._kept.get(shape)
         if kept is None:
             handle = self._build(*result)
@@ -140,13 +171,13 @@ class Picture:
             live.animate(handle.moving)
             self._kept.put(shape, (handle, live))
             self.handle, self.live = handle, live
-            return self._png(key)
+            return self._png(key), True
         self.handle, self.live = kept
         png = self.live.cached(key)
-        if png is None:
-            self.handle.update(*result)
-            png = self._png(key)
-        return png
+        if png is not None:
+            return png, False
+        self.handle.update(*result)
+        return self._png(key), True
 
     def _png(self, key: Hashable) -> bytes:
         return self.live.fitted_png(key) if self.borrow_layout else self.live.png(key)
@@ -186,7 +217,8 @@ class Explorer:
         return tuple(control.value for control in self.controls)
 
     def view(self, state: tuple) -> list[tuple[widgets.Widget, object]]:
-        """(output widget, value) pairs showing `state`, the picture first; computed from `state` alone."""
+        """(output widget, value) pairs showing `state`, the picture (a `Frame`) first; computed from `state`
+        alone."""
         raise NotImplementedError
 
     def render(self) -> None:
@@ -212,7 +244,10 @@ class Explorer:
 
     def _show(self, state: tuple) -> None:
         for output, value in self._view(state):
-            output.value = value  # the same value again sends nothing
+            if isinstance(value, Frame):
+                show_frame(output, value)
+            else:
+                output.value = value  # the same value again sends nothing
 
     def _view(self, state: tuple) -> list[tuple[widgets.Widget, object]]:
         key = state_key(state)

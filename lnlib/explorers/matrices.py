@@ -67,8 +67,8 @@ class AxisExplorer(Explorer):
     def view(self, state: tuple) -> list:
         mode, index = state
         table = tables.axis_stats_table(groups.group_stats(self.matrix, mode), tokens=self.tokens)
-        png = self.picture.frame(None, (mode, index), groups.selection(self.matrix, mode, index))
-        return [(self.plot, png), (self.summary, table.to_html())]
+        frame = self.picture.frame(None, (mode, index), groups.selection(self.matrix, mode, index))
+        return [(self.plot, frame), (self.summary, table.to_html())]
 
     def render(self) -> None:
         if not self._switching:

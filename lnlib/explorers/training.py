@@ -15,7 +15,8 @@ from .._lru import LRU
 from ..live import LiveFigure
 from ..training import BLOWUP, WINDOW, Run, final_loss
 from ..training_plots import explorer_figure, label, select
-from .base import Explorer
+from ..plots import alt_text
+from .base import Explorer, Frame, show_frame
 
 
 def divergence_text(run) -> str:
@@ -185,7 +186,7 @@ class TrainingExplorer(Explorer):
         variants, lrs, warmups = self._choices(self.model.value)
         opening = self.opening_choice(self.model.value)
         # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
-        self.plot.value = self.frame(opening)
+        show_frame(self.plot, self.frame(opening))
         self._switching = True  # new options fire the observers: render once, after all of them are set
         try:  # each control's options and value in one message, not one per trait (the picture waits behind them)
             with self.variants.hold_sync(), self.lr.hold_sync(), self.warmup.hold_sync():
@@ -209,14 +210,14 @@ class TrainingExplorer(Explorer):
             self.summary.value = "请至少选一种归一化。"
             return
         self.plot.layout.display = None
-        self.plot.value = self.frame(self.state())  # the picture first, the numbers last (see widgets.Explorer)
+        show_frame(self.plot, self.frame(self.state()))  # the picture first, the numbers last (see widgets.Explorer)
         self.summary.value = summary_html(runs)
         self._prefetch_later()
 
-    def frame(self, state: tuple) -> bytes:
-        """The picture of one choice (model, variants, lr, warmup), drawn once and then kept."""
-        png = self._frames.get(state)
-        if png is None:
+    def frame(self, state: tuple) -> Frame:
+        """The picture of one choice (model, variants, lr, warmup) and its alt text, drawn once and then kept."""
+        frame = self._frames.get(state)
+        if frame is None:
             model, variants, lr, warmup = state
             live = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup))
             # every picture of a model has the same panels: lay out the first one, place the others alike (laid
@@ -226,8 +227,9 @@ class TrainingExplorer(Explorer):
             else:
                 png = live.png()
             self._positions.setdefault(model, live.positions())
-            self._frames.put(state, png)
-        return png
+            frame = Frame(png, alt_text(live.fig))
+            self._frames.put(state, frame)
+        return frame
 
     def forget_views(self) -> None:
         """Forget every drawn picture: the next choice is drawn again (benchmarks count drawing)."""

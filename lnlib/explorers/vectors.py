@@ -46,8 +46,8 @@ class VectorExplorer(TypedVectorExplorer):
         row, eps = state
         values = np.frombuffer(row)
         steps = layer_norm_steps(values, eps=float(eps))
-        png = self.picture.frame(values.size, (row, steps.eps), steps)
-        return [(self.plot, png), (self.table, tables.stage_table(steps).to_html())]
+        frame = self.picture.frame(values.size, (row, steps.eps), steps)
+        return [(self.plot, frame), (self.table, tables.stage_table(steps).to_html())]
 
 
 class EpsilonExplorer(TypedVectorExplorer):
@@ -105,5 +105,5 @@ class ScaleShiftExplorer(TypedVectorExplorer):
     def view(self, state: tuple) -> list:
         row, scale, shift = state
         result = invariance.scale_shift(np.frombuffer(row), float(scale), float(shift), self.eps)
-        png = self.picture.frame(len(row) // 8, (row, result.scale, result.shift), result)
-        return [(self.plot, png), (self.table, tables.scale_shift_table(result).to_html())]
+        frame = self.picture.frame(len(row) // 8, (row, result.scale, result.shift), result)
+        return [(self.plot, frame), (self.table, tables.scale_shift_table(result).to_html())]
