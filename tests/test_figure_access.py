@@ -481,3 +481,12 @@ def test_every_explorer_picture_has_a_chinese_alt_text():
     for e in explorers:
         text = e.plot.tooltip
         assert text and re.search(r"[\u4e00-\u9fff]", text), type(e).__name__
+
+
+def test_an_explorer_picture_syncs_the_description_its_tooltip_needs():
+    """ipywidgets 8's view of a widget with a tooltip reads its description; an Image has none and its view fails
+    to render ("Could not create a view"). The explorers' FigureImage syncs an empty one with the tooltip."""
+    from lnlib.widgets import VectorExplorer
+
+    state = VectorExplorer().plot.get_state()
+    assert state["tooltip"] and state["description"] == ""

@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable
 from typing import NamedTuple
 
 import ipywidgets as widgets
+import traitlets
 
 from .._lru import LRU
 from ..live import CACHE_SIZE, Coalescer, LiveFigure
@@ -89,18 +90,30 @@ def slider_steps(control: widgets.Widget) -> list:
 
 class Frame(NamedTuple):
     """One picture of an explorer: its PNG and the alt text that describes it. An explorer shows a frame in an
-    `ipywidgets.Image`: the PNG as its value, the alt text as its tooltip (the img's title; the course's JupyterLab
+    `FigureImage`: the PNG as its value, the alt text as its tooltip (the img's title; the course's JupyterLab
     extension, labextension/, turns it into the img's alt)."""
 
     png: bytes
     alt: str
 
 
-def show_frame(image: widgets.Image, frame: Frame) -> None:
-    """Put `frame` into `image`: alt text and PNG in one message."""
-    with image.hold_sync():
-        image.tooltip = frame.alt
-        image.value = frame.png
+class FigureImage(widgets.Image):
+    """An explorer's picture: a PNG Image whose tooltip is the alt text of the frame it shows (`show`).
+
+    ipywidgets 8's view of a widget with a tooltip reads the widget's `description`, which an Image lacks (the
+    view then fails: "Could not create a view for model id …"); an empty one is synced with it.
+    """
+
+    description = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(format="png", **kwargs)
+
+    def show(self, frame: Frame) -> None:
+        """Show `frame`: its alt text and its PNG in one message."""
+        with self.hold_sync():
+            self.tooltip = frame.alt
+            self.value = frame.png
 
 
 class Picture:
@@ -245,7 +258,7 @@ class Explorer:
     def _show(self, state: tuple) -> None:
         for output, value in self._view(state):
             if isinstance(value, Frame):
-                show_frame(output, value)
+                output.show(value)
             else:
                 output.value = value  # the same value again sends nothing
 

@@ -9,7 +9,7 @@ from .. import plots, tables
 from .._checks import check_int_in_range
 from .._lru import LRU
 from ..transformer import ffn_gradient_norms
-from .base import Explorer, Picture
+from .base import Explorer, FigureImage, Picture
 
 
 class DepthExplorer(Explorer):
@@ -31,7 +31,7 @@ class DepthExplorer(Explorer):
             value=depth, min=low, max=high, step=1, description="层数 L：", continuous_update=False
         )
         self.summary = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = FigureImage()
         self.box = widgets.VBox([self.depth, self.summary, self.plot])
         self._series = LRU(high - low + 1)
         self.picture = Picture(

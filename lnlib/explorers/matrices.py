@@ -13,7 +13,7 @@ from ..labels import number
 from ..norms import layer_norm
 from ..stages import layer_norm_steps
 from ..transformer import attention_at_scale, entropy
-from .base import Explorer, Picture
+from .base import Explorer, FigureImage, Picture
 
 
 class AxisExplorer(Explorer):
@@ -25,7 +25,7 @@ class AxisExplorer(Explorer):
             options=[("按行", "row"), ("按列", "column"), ("全表", "all")], value="row", description="统计方向："
         )
         self.index = widgets.ToggleButtons(description="哪一个：")  # 3–4 choices: one click, no menu
-        self.plot = widgets.Image(format="png")
+        self.plot = FigureImage()
         self.summary = widgets.HTML()
         self._switching = False
         self.picture = Picture(lambda sel: plots.HighlightFigure(sel, tokens=self.tokens))
@@ -101,7 +101,7 @@ class GammaBetaExplorer(Explorer):
             slider.style.description_width = "80px"
         self.table = widgets.HTML()
         self.stats = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = FigureImage()
         controls = widgets.HBox([widgets.VBox(self.gammas), widgets.VBox(self.betas)])
         self.box = widgets.VBox([controls, self.table, self.stats, self.plot])
         title = r"输出 $y=\gamma\odot\hat{x}+\beta$"
@@ -175,7 +175,7 @@ class SoftmaxExplorer(Explorer):
             continuous_update=True,
         )
         self.summary = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = FigureImage()
         self.box = widgets.VBox([self.scale, self.summary, self.plot])
         self.picture = Picture(lambda w, h: plots.AttentionFigure(w, self.tokens, entropy=h))
         self._wire(self.scale)

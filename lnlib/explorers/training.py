@@ -13,10 +13,10 @@ import traitlets
 
 from .._lru import LRU
 from ..live import LiveFigure
+from ..plots import alt_text
 from ..training import BLOWUP, WINDOW, Run, final_loss
 from ..training_plots import explorer_figure, label, select
-from ..plots import alt_text
-from .base import Explorer, Frame, show_frame
+from .base import Explorer, FigureImage, Frame
 
 
 def divergence_text(run) -> str:
@@ -145,7 +145,7 @@ class TrainingExplorer(Explorer):
         self.lr = widgets.SelectionSlider(options=lrs, value=lr, description="学习率：", continuous_update=False)
         self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
         self.summary = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = FigureImage()
         self._frames = LRU(self.CACHE_SIZE)
         self._positions: dict[str, list] = {}  # the axes' places in each model's first picture
         self._switching = False
@@ -186,7 +186,7 @@ class TrainingExplorer(Explorer):
         variants, lrs, warmups = self._choices(self.model.value)
         opening = self.opening_choice(self.model.value)
         # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
-        show_frame(self.plot, self.frame(opening))
+        self.plot.show(self.frame(opening))
         self._switching = True  # new options fire the observers: render once, after all of them are set
         try:  # each control's options and value in one message, not one per trait (the picture waits behind them)
             with self.variants.hold_sync(), self.lr.hold_sync(), self.warmup.hold_sync():
@@ -210,7 +210,7 @@ class TrainingExplorer(Explorer):
             self.summary.value = "请至少选一种归一化。"
             return
         self.plot.layout.display = None
-        show_frame(self.plot, self.frame(self.state()))  # the picture first, the numbers last (see widgets.Explorer)
+        self.plot.show(self.frame(self.state()))  # the picture first, the numbers last (see widgets.Explorer)
         self.summary.value = summary_html(runs)
         self._prefetch_later()
 

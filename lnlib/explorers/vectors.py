@@ -8,6 +8,7 @@ import numpy as np
 from .. import invariance, pitfalls, plots, tables
 from .._checks import check_eps, check_in_log_range, check_in_range
 from ..stages import layer_norm_steps
+from .base import FigureImage
 from .text import TypedVectorExplorer
 
 
@@ -37,7 +38,7 @@ class VectorExplorer(TypedVectorExplorer):
         self._init_text(text, plots.StageFigure)
         self.eps = _log_slider(eps, -8, 0, 0.5, "ε：", ".0e")
         self.table = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = FigureImage()
         self.box = widgets.VBox([self.text, self.eps, self.message, self.table, self.plot])
         self._wire(self.eps)
         self.render()
@@ -59,7 +60,7 @@ class EpsilonExplorer(TypedVectorExplorer):
         self.eps = _log_slider(eps, -8, 0, 0.25, "ε：", ".0e", layout=widgets.Layout(width="420px"))
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = FigureImage()
         self.box = widgets.VBox([self.text, self.eps, self.message, self.summary, self.table, self.plot])
         self._wire(self.eps)
         self.render()
@@ -97,7 +98,7 @@ class ScaleShiftExplorer(TypedVectorExplorer):
             layout=widgets.Layout(width="420px"),
         )
         self.table = widgets.HTML()
-        self.plot = widgets.Image(format="png")
+        self.plot = FigureImage()
         self.box = widgets.VBox([self.text, self.scale, self.shift, self.message, self.table, self.plot])
         self._wire(self.scale, self.shift)
         self.render()

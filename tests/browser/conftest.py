@@ -287,6 +287,8 @@ def notebook(request, lab):
             except Exception:  # noqa: BLE001 - the explorer test reports what was shown
                 pass
             result["explorers_on_open"] = page.evaluate(js.EXPLORER_STATE, cells)
+        # the stored figures, as a learner who only reads sees them: each with its alt text (issue 27 item 5)
+        problems += [f"on open, {m}" for m in page.evaluate(js.IMAGES_WITHOUT_ALT)]
         t_run = time.monotonic()
         run = page.evaluate(js.RUN_ALL)
         if not run["ok"]:

@@ -50,6 +50,18 @@ SETTLED = """() => {
   return [...node.querySelectorAll('img')].every(img => img.complete);
 }"""
 
+# Every figure <img> of the notebook has a non-empty alt (issue 27 item 5): stored and fresh outputs (the course's
+# JupyterLab extension reads the output metadata) and explorer frames (it reads the Image widget's tooltip).
+IMAGES_WITHOUT_ALT = """() => {
+  const missing = [];
+  window.__lnNb.content.widgets.forEach((cell, i) => {
+    for (const img of cell.node.querySelectorAll('.jp-OutputArea-output img')) {
+      if (!(img.getAttribute('alt') || '').trim()) missing.push(`cell ${i}: figure without alt text`);
+    }
+  });
+  return missing;
+}"""
+
 # Collect every problem a learner would see after Run All.
 PROBLEMS = """() => {
   const w = window.__lnNb;
@@ -79,11 +91,14 @@ PROBLEMS = """() => {
     if (!img.complete || img.naturalWidth === 0)
       problems.push(`image not loaded: ${img.getAttribute('src').slice(0, 120)}`);
   }
+  problems.push(...(IMAGES_WITHOUT_ALT)());
   return {problems, widgets, images: node.querySelectorAll('img').length,
           cells: w.content.widgets.length,
           height: Math.max(node.scrollHeight, ...[...node.querySelectorAll('.jp-WindowedPanel-outer, '
                            + '.jp-WindowedPanel-inner')].map(e => e.scrollHeight))};
 }"""
+PROBLEMS = PROBLEMS.replace("(IMAGES_WITHOUT_ALT)", f"({IMAGES_WITHOUT_ALT})")
+
 
 # Scroll the notebook back to its first cell (for the full-page screenshot).
 SCROLL_TOP = """() => {

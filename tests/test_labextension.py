@@ -1,0 +1,87 @@
+"""The course's JupyterLab extension (labextension/, built into share/): JupyterLab 4 ignores the alt text in an
+image output's metadata and ipywidgets' Image has none, so without it a screen reader in JupyterLab finds no
+description of any figure (issue 27 item 5). The real-browser suite checks every figure <img> there; these tests
+check, without a browser, that the committed build is the build of today's source, that it looks for what lnlib
+writes, and that every install route carries it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lnlib.explorers.base import EXPLORER_CLASS
+from tools import labextension_stamp
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILT = labextension_stamp.BUILT
+SOURCE = labextension_stamp.SOURCE
+
+
+def built_javascript() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted((BUILT / "static").glob("*.js")))
+
+
+def test_the_committed_build_is_the_build_of_todays_source():
+    assert labextension_stamp.main([]) == 0, "labextension/ changed since the build: run make labextension"
+
+
+def test_the_stamp_changes_with_the_source(tmp_path, monkeypatch):
+    copy = tmp_path / "labextension"
+    (copy / "src").mkdir(parents=True)
+    for path in labextension_stamp.source_files():
+        (copy / path.relative_to(SOURCE)).write_bytes(path.read_bytes())
+    monkeypatch.setattr(labextension_stamp, "SOURCE", copy)
+    same = labextension_stamp.source_hash()
+    (copy / "src" / "index.js").write_text("// edited\n", encoding="utf-8")
+    assert same == BUILT.joinpath("source.sha256").read_text().strip() != labextension_stamp.source_hash()
+
+
+def test_the_build_is_the_extension_jupyterlab_loads():
+    source = json.loads((SOURCE / "package.json").read_text(encoding="utf-8"))
+    built = json.loads((BUILT / "package.json").read_text(encoding="utf-8"))
+    assert built["name"] == source["name"] == BUILT.name
+    assert (BUILT / built["jupyterlab"]["_build"]["load"]).is_file()
+
+
+def test_the_extension_reads_what_lnlib_writes():
+    """The explorer selector names lnlib's explorer class; the image renderer reads the "alt" metadata key that
+    lnlib.plots writes (and replaces JupyterLab's image renderer)."""
+    code = built_javascript()
+    assert f".{EXPLORER_CLASS} img.widget-image[title]" in code
+    assert ".alt" in code and "lnlib-alt-text:plugin" in code
+    assert "addFactory" in code
+
+
+def test_the_wheel_installs_the_extension_where_jupyterlab_looks(tmp_path):
+    """`pip install .` (Binder's postBuild, a Hub image): the wheel's data files put the build under
+    share/jupyter/labextensions/ of the environment."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), "."],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    prefix = "lnlib-0.1.0.data/data/share/jupyter/labextensions/lnlib-alt-text/"
+    built = {prefix + p.relative_to(BUILT).as_posix() for p in BUILT.rglob("*") if p.is_file()}
+    assert built and built <= names, sorted(built - names)
+
+
+def test_make_lab_links_the_extension_into_the_venv():
+    """An editable install copies no data files: the Makefile links the build into the venv (this one too)."""
+    link = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / BUILT.name
+    if not (Path(sys.prefix) / ".installed-runtime").exists():
+        pytest.skip(f"{sys.prefix} was not made by make lab")
+    assert link.exists(), f"{link} missing: make lab did not link the extension"
+    assert (
+        link.resolve() == BUILT.resolve()
+        or (link / "package.json").read_bytes() == (BUILT / "package.json").read_bytes()
+    )
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
