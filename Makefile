@@ -37,13 +37,13 @@ python-check:
 
 # labextension/ is the source of the course's JupyterLab extension; its build is committed under share/ (so no
 # learner, teacher or CI run needs Node.js). `make labextension` rebuilds it (Node.js 20+, npm) after a change of
-# the source and stamps it with the source's hash (tests/test_labextension.py checks the stamp).
+# the source and stamps it with the source's hash (tools/labextension.py; tests/test_labextension.py checks it).
 LABEXT_BUILT := share/jupyter/labextensions/lnlib-alt-text
 .PHONY: labextension
 labextension: $(STAMP)
 	rm -rf $(LABEXT_BUILT)
 	cd labextension && npm ci --no-audit --no-fund && PATH="$(abspath $(BIN)):$$PATH" jupyter-builder build .
-	$(BIN)/python -m tools.labextension_stamp --write
+	$(BIN)/python -m tools.labextension --stamp
 
 # The learner's environment (what `make lab` needs). lnlib is installed last and editable, so edits show at once.
 $(RUNTIME_STAMP): binder/requirements.txt pyproject.toml | python-check
@@ -54,8 +54,7 @@ $(RUNTIME_STAMP): binder/requirements.txt pyproject.toml | python-check
 	$(BIN)/python -m pip check
 	# the course's JupyterLab extension (alt text on every figure): an editable install copies no data files, so
 	# link the built one into the venv, where JupyterLab looks (a plain `pip install .` installs it by itself)
-	mkdir -p $(VENV)/share/jupyter/labextensions
-	ln -sfn $(CURDIR)/$(LABEXT_BUILT) $(VENV)/share/jupyter/labextensions/lnlib-alt-text
+	$(BIN)/python -m tools.labextension --install
 	# build matplotlib's font cache now, so no notebook prints "building the font cache" to stderr
 	$(BIN)/python -c "import lnlib.plots as p; p.use_cjk_font()"
 	touch $@

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from lnlib.explorers.base import EXPLORER_CLASS
-from tools import labextension_stamp
+from tools import labextension
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILT = labextension_stamp.BUILT
-SOURCE = labextension_stamp.SOURCE
+BUILT = labextension.BUILT
+SOURCE = labextension.SOURCE
 
 
 def built_javascript() -> str:
@@ -28,18 +28,18 @@ def built_javascript() -> str:
 
 
 def test_the_committed_build_is_the_build_of_todays_source():
-    assert labextension_stamp.main([]) == 0, "labextension/ changed since the build: run make labextension"
+    assert labextension.main([]) == 0, "labextension/ changed since the build: run make labextension"
 
 
 def test_the_stamp_changes_with_the_source(tmp_path, monkeypatch):
     copy = tmp_path / "labextension"
     (copy / "src").mkdir(parents=True)
-    for path in labextension_stamp.source_files():
+    for path in labextension.source_files():
         (copy / path.relative_to(SOURCE)).write_bytes(path.read_bytes())
-    monkeypatch.setattr(labextension_stamp, "SOURCE", copy)
-    same = labextension_stamp.source_hash()
+    monkeypatch.setattr(labextension, "SOURCE", copy)
+    same = labextension.source_hash()
     (copy / "src" / "index.js").write_text("// edited\n", encoding="utf-8")
-    assert same == BUILT.joinpath("source.sha256").read_text().strip() != labextension_stamp.source_hash()
+    assert same == BUILT.joinpath("source.sha256").read_text().strip() != labextension.source_hash()
 
 
 def test_the_build_is_the_extension_jupyterlab_loads():
@@ -72,6 +72,13 @@ def test_the_wheel_installs_the_extension_where_jupyterlab_looks(tmp_path):
     prefix = "lnlib-0.1.0.data/data/share/jupyter/labextensions/lnlib-alt-text/"
     built = {prefix + p.relative_to(BUILT).as_posix() for p in BUILT.rglob("*") if p.is_file()}
     assert built and built <= names, sorted(built - names)
+
+
+def test_install_puts_the_build_where_jupyterlab_looks(tmp_path):
+    target = labextension.install(tmp_path)
+    assert target == tmp_path / "share" / "jupyter" / "labextensions" / "lnlib-alt-text"
+    assert (target / "package.json").read_bytes() == (BUILT / "package.json").read_bytes()
+    assert labextension.install(tmp_path) == target  # again: replaces, does not nest or fail
 
 
 def test_make_lab_links_the_extension_into_the_venv():
