@@ -4,7 +4,8 @@
   (labextension/package.json and src/), so a change of the source without a rebuild fails (tests/test_labextension.py);
 - `--stamp` writes that stamp (`make labextension`, after the build);
 - `--install` puts the build where this Python's JupyterLab looks, `sys.prefix/share/jupyter/labextensions/`: a
-  link to it where the system allows one, else a copy. An editable install (`pip install -e .`, `make lab`) copies
+  link to it where the system allows one, else a copy (the user's Jupyter data folder when sys.prefix is not
+  writable). An editable install (`pip install -e .`, `make lab`) copies
   no data files, so `make lab` and the README's route without make run it; a plain `pip install .` needs nothing.
 """
 
@@ -36,8 +37,14 @@ def source_hash() -> str:
 
 
 def install(prefix: Path | None = None) -> Path:
-    """Link (or copy) the build into `prefix`/share/jupyter/labextensions/ (default: this Python's sys.prefix)."""
-    target = Path(prefix or sys.prefix) / "share" / "jupyter" / "labextensions" / BUILT.name
+    """Link (or copy) the build into `prefix`/share/jupyter/labextensions/ (default: this Python's sys.prefix; the
+    user's Jupyter data folder when sys.prefix is not writable, as for `pip install --user` on a Hub)."""
+    folder = Path(prefix or sys.prefix) / "share" / "jupyter" / "labextensions"
+    if prefix is None and not _writable(folder):
+        from jupyter_core.paths import jupyter_data_dir
+
+        folder = Path(jupyter_data_dir()) / "labextensions"
+    target = folder / BUILT.name
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.is_symlink() or target.is_file():
         target.unlink()
@@ -48,6 +55,11 @@ def install(prefix: Path | None = None) -> Path:
     except OSError:  # Windows without the right to make links
         shutil.copytree(BUILT, target)
     return target
+
+
+def _writable(folder: Path) -> bool:
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    return os.access(existing, os.W_OK)
 
 
 def main(argv: list[str] | None = None) -> int:
