@@ -430,7 +430,7 @@ def _stage_figure(steps: LayerNormSteps, affine: bool):
 def _stage_alt(steps: LayerNormSteps, affine: bool) -> str:
     mu, std_eps = float(steps.mean), float(steps.std_eps)
     alt = (
-        f"{4 if affine else 3} 幅柱状图，一个 {steps.x.size} 维向量的 LayerNorm 各步骤："
+        f"{len(stage_panels(steps, affine=affine))} 幅柱状图，一个 {steps.x.size} 维向量的 LayerNorm 各步骤："
         f"输入 x = {vector_text(steps.x)}（虚线是均值 μ = {number(mu)}）；"
         f"中心化 x − μ = {vector_text(steps.centered)}；"
         f"归一化 x̂ = {vector_text(steps.normalized)}（除以 √(σ² + ε) = {number(std_eps)}）"
