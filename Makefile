@@ -100,9 +100,14 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix $(LINT_PATHS)
 
 # The unit suite runs no course notebook: whether a fresh run shows the stored outputs is strict nbval's check
-# (below); tests/test_determinism.py shows that check can fail.
+# (below); tests/test_determinism.py shows that check can fail. The tests of trained numbers (marker `trained`)
+# then run a second time on another OpenBLAS kernel than the first pass's (tools/blas.py), so a test that holds
+# only on this CPU's kernel fails here first, not on a contributor's machine.
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests -m "not browser"
+	@kernel=$$($(BIN)/python -m tools.blas --other); \
+	echo "the tests of trained numbers again, on OpenBLAS's $$kernel kernel (OPENBLAS_CORETYPE=$$kernel)"; \
+	OPENBLAS_CORETYPE=$$kernel $(BIN)/python -m pytest -q -p no:cacheprovider tests -m "trained and not browser"
 
 # Offline where the machine allows it: `unshare -rn` (Linux user namespaces) gives a private network namespace with
 # only loopback up (the kernels talk to nbval over 127.0.0.1), so any hidden network use in a notebook fails.

@@ -9,6 +9,8 @@ import lnlib
 from lnlib import lm_explorer, lm_plots, tiny_lm
 from lnlib.exercises import _GUO_MU, _GUO_SIGMA, _GUO_X
 
+pytestmark = pytest.mark.trained  # trained numbers: make test runs them on a second BLAS kernel
+
 
 @pytest.fixture
 def explorer():

@@ -16,6 +16,8 @@ import pytest
 import lnlib
 from lnlib import tiny_corpus, tiny_lm
 
+pytestmark = pytest.mark.trained  # trained numbers: make test runs them on a second BLAS kernel
+
 
 @pytest.fixture(scope="module")
 def model():

@@ -16,6 +16,8 @@ from lnlib import _train_kernels as K
 from lnlib import training as T
 from lnlib.code_exercises import judge_function
 
+pytestmark = pytest.mark.trained  # trained numbers: make test runs them on a second BLAS kernel
+
 
 def central_differences(f, params: dict[str, np.ndarray], h: float = 1e-6) -> dict[str, np.ndarray]:
     """∂f/∂p for every array of `params` (changed in place, then restored), via lnlib.numerical_gradient."""

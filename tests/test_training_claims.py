@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.trained  # trained numbers: make test runs them on a second BLAS kernel
+
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = (0, 1, 2)
 OTHER_PATH = {"OPENBLAS_CORETYPE": "Prescott", "NUMBA_DISABLE_JIT": "1"}

@@ -15,6 +15,8 @@ from helpers import widgets_sent
 from lnlib import explorers, training_widgets
 from lnlib import training as T
 
+pytestmark = pytest.mark.trained  # trained numbers: make test runs them on a second BLAS kernel
+
 
 @pytest.fixture(scope="module")
 def grids():
