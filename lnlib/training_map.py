@@ -44,12 +44,14 @@ def rounded(loss: float) -> float:
 
 @dataclass(frozen=True)
 class OutcomeMap:
-    """Final losses of the MLP, indexed [norm, scale, lr, seed] (NaN = diverged), with the axes that label them."""
+    """Final losses of the MLP, indexed [norm, scale, lr, seed, kernel] (NaN = diverged), with the axes that label
+    them; `kernels` names the OpenBLAS kernels the map was trained on (tools/blas.py), one run per kernel."""
 
     norms: tuple[str, ...]
     scales: tuple[float, ...]
     lrs: tuple[float, ...]
     seeds: tuple[int, ...]
+    kernels: tuple[str, ...]
     losses: np.ndarray
     init: str = "he"
     steps: int = STEPS
@@ -68,56 +70,58 @@ class OutcomeMap:
         return self.norms.index(norm), find(self.scales, scale, "scale"), find(self.lrs, lr, "lr")
 
     def cell(self, norm: str, scale: float, lr: float) -> np.ndarray:
-        """The final losses of one (norm, scale, lr) over the seeds."""
+        """The final losses of one (norm, scale, lr): (seeds, kernels)."""
         n, s, r = self.index(norm, scale, lr)
         return self.losses[n, s, r]
 
-    def outcomes(self, norm: str, scale: float, lr: float) -> list[str]:
-        return [outcome_of(v) for v in self.cell(norm, scale, lr)]
-
     def counts(self, norm: str) -> dict[str, np.ndarray]:
-        """{outcome: (scales, lrs) array of how many seeds ended that way} for one norm."""
+        """{outcome: (scales, lrs, kernels) array of how many seeds ended that way} for one norm."""
         n = self.norms.index(norm)
         codes = np.vectorize(outcome_of, otypes=[object])(self.losses[n])
-        return {o: np.sum(codes == o, axis=-1) for o in OUTCOMES}
+        return {o: np.sum(codes == o, axis=-2) for o in OUTCOMES}
 
     def loss_range(self, norm: str, scale: float, lr: float) -> tuple[float, float] | None:
-        """(lowest, highest) final loss over the seeds that did not diverge, or None if all diverged."""
+        """(lowest, highest) final loss over the seeds and kernels that did not diverge, or None if all diverged."""
         values = self.cell(norm, scale, lr)
         values = values[np.isfinite(values)]
         return (float(values.min()), float(values.max())) if values.size else None
 
+    def kernel_dependent(self, norm: str, scale: float, lr: float, decimals: int = 2) -> bool:
+        """Whether the kernels disagree on this cell: on a seed's outcome, or on its loss at `decimals`."""
+        return _disagree(self.cell(norm, scale, lr), decimals)
+
+    def data(self, kernel: str) -> dict:
+        """One kernel's map as stored (JSON-ready: NaN as None)."""
+        k = self.kernels.index(kernel)
+        return json_ready(
+            {
+                "init": self.init,
+                "steps": self.steps,
+                "norms": list(self.norms),
+                "scales": list(self.scales),
+                "lrs": list(self.lrs),
+                "seeds": list(self.seeds),
+                "losses": self.losses[..., k].tolist(),
+            }
+        )
+
     def to_json(self) -> str:
-        data = {
-            "init": self.init,
-            "steps": self.steps,
-            "norms": list(self.norms),
-            "scales": list(self.scales),
-            "lrs": list(self.lrs),
-            "seeds": list(self.seeds),
-            "losses": [
-                [[[None if not math.isfinite(v) else v for v in seeds] for seeds in lrs] for lrs in scales]
-                for scales in self.losses.tolist()
-            ],
-        }
-        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+        return by_kernel_json({k: self.data(k) for k in self.kernels})
 
     @classmethod
     def from_json(cls, text: str) -> OutcomeMap:
-        data = json.loads(text)
-        losses = np.array(
-            [[[[math.nan if v is None else v for v in seeds] for seeds in lrs] for lrs in sc] for sc in data["losses"]],
-            dtype=np.float64,
-        )
-        return cls(
-            tuple(data["norms"]),
-            tuple(data["scales"]),
-            tuple(data["lrs"]),
-            tuple(data["seeds"]),
-            losses,
-            data["init"],
-            data["steps"],
-        )
+        kernels, per_kernel = read_by_kernel(text)
+        first = per_kernel[kernels[0]]
+        losses = np.stack([_floats(per_kernel[k]["losses"]) for k in kernels], axis=-1)
+        axes = (tuple(first["norms"]), tuple(first["scales"]), tuple(first["lrs"]), tuple(first["seeds"]))
+        return cls(*axes, tuple(kernels), losses, first["init"], first["steps"])
+
+
+def _disagree(values: np.ndarray, decimals: int, losses: bool = True) -> bool:
+    """Whether the kernels (last axis) disagree on a value shown at `decimals` or, for losses, on an outcome."""
+    shown = np.vectorize(lambda v: f"{v:.{decimals}f}", otypes=[object])(values)
+    outcomes = np.vectorize(outcome_of, otypes=[object])(values) if losses else shown
+    return bool(np.any(outcomes != outcomes[..., :1]) or np.any(shown != shown[..., :1]))
 
 
 def cell_losses(norm: str, scale: float, lrs=LRS, seed: int = 0, *, init: str = "he", steps: int = STEPS) -> list:
@@ -126,19 +130,44 @@ def cell_losses(norm: str, scale: float, lrs=LRS, seed: int = 0, *, init: str = 
     return [rounded(training.final_loss(grid[(norm, lr, 0)])) for lr in lrs]
 
 
-def outcome_map(norms=training.NORMS, scales=SCALES, lrs=LRS, seeds=SEEDS, *, init="he", steps=STEPS) -> OutcomeMap:
-    """Train every (norm, scale, lr, seed) once (about a minute for the defaults) and collect the final losses."""
+def outcome_map_data(norms=training.NORMS, scales=SCALES, lrs=LRS, seeds=SEEDS, *, init="he", steps=STEPS) -> dict:
+    """Train every (norm, scale, lr, seed) once on this process's BLAS kernel (about a minute for the defaults);
+    the final losses, indexed [norm, scale, lr, seed], with the axes, as `OutcomeMap.data` stores them."""
     losses = np.array(
         [[[cell_losses(n, s, lrs, seed, init=init, steps=steps) for seed in seeds] for s in scales] for n in norms]
     )  # (norm, scale, seed, lr)
-    return OutcomeMap(
-        tuple(norms), tuple(scales), tuple(lrs), tuple(seeds), losses.swapaxes(-1, -2).copy(), init, steps
-    )
+    axes = {"norms": list(norms), "scales": list(scales), "lrs": list(lrs), "seeds": list(seeds)}
+    return {"init": init, "steps": steps, **axes, "losses": losses.swapaxes(-1, -2).tolist()}
 
 
 def stored_outcome_map() -> OutcomeMap:
-    """The map computed by `python -m tools.loss_map` and shipped with lnlib (outcome_map.json)."""
+    """The map computed by `python -m tools.loss_map` on several kernels and shipped with lnlib (outcome_map.json)."""
     return OutcomeMap.from_json(PATH.read_text(encoding="utf-8"))
+
+
+def json_ready(data):
+    """`data` (dicts, lists, numbers) with every NaN as None, as the stored files keep it."""
+    if isinstance(data, list | tuple):
+        return [json_ready(x) for x in data]
+    if isinstance(data, dict):
+        return {k: json_ready(x) for k, x in data.items()}
+    return None if isinstance(data, float) and not math.isfinite(data) else data
+
+
+def by_kernel_json(per_kernel: dict[str, dict]) -> str:
+    """The stored text of one file: the kernels, then each kernel's data on a line of its own."""
+    lines = [f" {json.dumps(k)}: {json.dumps(json_ready(v), ensure_ascii=False)}" for k, v in per_kernel.items()]
+    head = json.dumps(list(per_kernel))
+    return '{\n "kernels": ' + head + ',\n "by_kernel": {\n' + ",\n".join(lines) + "\n }\n}\n"
+
+
+def read_by_kernel(text: str) -> tuple[list[str], dict[str, dict]]:
+    data = json.loads(text)
+    return data["kernels"], data["by_kernel"]
+
+
+def _floats(nested) -> np.ndarray:
+    return np.array(json.loads(json.dumps(nested).replace("null", "NaN")), dtype=np.float64)
 
 
 BATCHES = (2, 4, 16, 32)  # training batch sizes of notebook 15's section 2
@@ -162,24 +191,27 @@ def small_batch_runs(norms=BATCH_NORMS, batches=BATCHES, seeds=SEEDS, *, lr=3e-3
     return {"batches": list(batches), "seeds": list(seeds), "lr": lr, "steps": steps, "runs": out}
 
 
-def small_batch_json(data: dict) -> str:
-    def clean(v):
-        if isinstance(v, list):
-            return [clean(x) for x in v]
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()}
-        return None if isinstance(v, float) and not math.isfinite(v) else v
-
-    return json.dumps(clean(data), ensure_ascii=False) + "\n"
-
-
 def stored_small_batch() -> dict:
-    """`small_batch_runs()` as stored by `python -m tools.loss_map`, with NaN for the diverged runs."""
-    data = json.loads(BATCH_PATH.read_text(encoding="utf-8"))
-    for entry in data["runs"].values():
-        for key in ("loss", "accuracy"):
-            entry[key] = np.array([[math.nan if v is None else v for v in row] for row in entry[key]], dtype=float)
+    """`small_batch_runs()` as stored by `python -m tools.loss_map`: each "loss" and "accuracy" an array
+    (batch sizes, seeds, kernels), NaN for the diverged runs, and "kernels" the kernels they were trained on."""
+    return _stored_runs(BATCH_PATH)
+
+
+def _stored_runs(path: Path) -> dict:
+    """A stored file of runs, its per-kernel numbers stacked on a last axis (kernels)."""
+    kernels, per_kernel = read_by_kernel(path.read_text(encoding="utf-8"))
+    data = {**per_kernel[kernels[0]], "kernels": kernels}
+    data["runs"] = {
+        name: {key: np.stack([_floats(per_kernel[k]["runs"][name][key]) for k in kernels], -1) for key in entry}
+        for name, entry in data["runs"].items()
+    }
     return data
+
+
+def kernel_dependent(values: np.ndarray, decimals: int = 2, *, losses: bool = True) -> bool:
+    """Whether stored runs' kernels (last axis) disagree on a value shown at `decimals` or, for final losses
+    (`losses`), on an outcome."""
+    return _disagree(np.asarray(values, dtype=np.float64), decimals, losses)
 
 
 TF_FORMS = ("post", "pre")
@@ -207,9 +239,6 @@ def tf_key(form: str, lr: float, warmup: int) -> str:
 
 
 def stored_transformer_runs() -> dict:
-    """`transformer_runs()` as stored by `python -m tools.loss_map`, with NaN for the diverged runs."""
-    data = json.loads(TF_PATH.read_text(encoding="utf-8"))
-    for entry in data["runs"].values():
-        for key in ("loss", "accuracy"):
-            entry[key] = np.array([math.nan if v is None else v for v in entry[key]], dtype=float)
-    return data
+    """`transformer_runs()` as stored by `python -m tools.loss_map`: each "loss" and "accuracy" an array
+    (seeds, kernels), NaN for the diverged runs, and "kernels" the kernels they were trained on."""
+    return _stored_runs(TF_PATH)

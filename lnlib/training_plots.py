@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import colors as mcolors
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from .labels import NORM_NAMES, OUTCOME_WORDS, RESIDUAL_FORMS, layer_label, number
 from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, ink_on, use_cjk_font
@@ -413,44 +414,50 @@ def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str 
 def outcome_map_plot(omap, *, title: str = "") -> Figure:
     """One panel per normalization: rows are the initial weight scales, columns the learning rates; each cell
     says in how many of the seeds the MLP learned (its final loss ≤ ln 3 / 2) and, below, how many diverged (×).
-    The shade grows with the number that learned (light: none; dark blue: all), so it reads in grey too.
+    The shade grows with the number that learned (light: none; dark blue: all), so it reads in grey too. The map
+    was trained on several BLAS kernels: where they disagree, a cell shows both counts ("3–4") and a dashed frame.
     `omap` is a `lnlib.training_map.OutcomeMap`."""
     use_cjk_font()
     seeds = len(omap.seeds)
     scale_names = [_scale_name(s) for s in omap.scales]
     lr_names = [f"{lr:g}" for lr in omap.lrs]
-    parts = []
+    parts, shaky = [], 0
     for norm in omap.norms:
-        counts = omap.counts(norm)
-        rows = [
-            f"权重尺度 {name}：" + "、".join(str(int(v)) for v in counts[LEARNED][i])
-            for i, name in enumerate(scale_names)
-        ]
-        diverged = int(counts[DIVERGED].sum())
+        learned, diverged = (_count_text(omap.counts(norm)[o]) for o in (LEARNED, DIVERGED))
+        shaky += int(np.sum(np.ptp(omap.counts(norm)[LEARNED], axis=-1) > 0))
+        rows = [f"权重尺度 {name}：" + "、".join(learned[i]) for i, name in enumerate(scale_names)]
+        total = omap.counts(norm)[DIVERGED].sum(axis=(0, 1))
+        diverged_total = f"{total.min()}" if np.ptp(total) == 0 else f"{total.min()}–{total.max()}"
         parts.append(
             f"{label(norm)}（学会的种子数，按学习率 {'、'.join(lr_names)}）"
             + "；".join(rows)
-            + f"；共 {diverged} 次发散"
+            + f"；共 {diverged_total} 次发散"
         )
+    shaky_text = f"有 {shaky} 格在不同 CPU 的矩阵乘法内核上结果不同，写成「3–4」这样的范围，并加虚线框" if shaky else ""
     alt = (
         f"{title + '：' if title else ''}{len(omap.norms)} 幅格子图，每幅一种归一化；横轴是学习率，纵轴是初始权重的尺度"
         f"（He 初始化的倍数），每格写着 {seeds} 个随机种子里学会了几个（最后 20 步的平均损失 ≤ ln 3 / 2），"
-        "下面的 × 数是发散的个数，颜色越深学会的越多。" + "。".join(parts) + "。"
+        f"下面的 × 数是发散的个数，颜色越深学会的越多{'；' + shaky_text if shaky else ''}。" + "。".join(parts) + "。"
     )
     fig = _new_figure((11, 3.6), alt)
     axes = fig.subplots(1, len(omap.norms), sharey=True)
     shades = ["#F4F4F4", "#D6E6F2", "#A9CCE6", "#6FA8D6", "#3B82BF", "#0B4F8A"]
     for ax, norm in zip(axes, omap.norms, strict=True):
-        counts = omap.counts(norm)
-        learned, diverged = counts[LEARNED], counts[DIVERGED]
-        levels = np.rint(learned / seeds * (len(shades) - 1)).astype(int)
+        counts = omap.counts(norm)  # (scales, lrs, kernels)
+        learned_text, diverged_text = _count_text(counts[LEARNED]), _count_text(counts[DIVERGED])
+        low = counts[LEARNED].min(axis=-1)
+        levels = np.rint(low / seeds * (len(shades) - 1)).astype(int)
         image = np.array([[mcolors.to_rgb(shades[k]) for k in row] for row in levels])
         ax.imshow(image, origin="lower", aspect="auto")
-        for i in range(learned.shape[0]):
-            for j in range(learned.shape[1]):
+        for i in range(low.shape[0]):
+            for j in range(low.shape[1]):
                 ink = ink_on(shades[levels[i, j]])
-                text = f"{learned[i, j]}" + (f"\n×{diverged[i, j]}" if diverged[i, j] else "")
+                x = diverged_text[i][j]
+                text = learned_text[i][j] + (f"\n×{x}" if x != "0" else "")
                 ax.text(j, i, text, ha="center", va="center", fontsize=8, color=ink, linespacing=0.9)
+                if np.ptp(counts[LEARNED][i, j]) > 0:
+                    frame = Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False, ls="--", lw=1, ec=ink)
+                    ax.add_patch(frame)
         ax.set_xticks(range(len(lr_names)), lr_names, rotation=45, fontsize=8)
         ax.set_yticks(range(len(scale_names)), scale_names, fontsize=8)
         ax.set_title(label(norm), fontsize=10)
@@ -459,6 +466,15 @@ def outcome_map_plot(omap, *, title: str = "") -> Figure:
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
+
+
+def _count_text(counts: np.ndarray) -> list[list[str]]:
+    """Each cell's count over the kernels (last axis): '4', or '3–4' where the kernels disagree."""
+    low, high = counts.min(axis=-1), counts.max(axis=-1)
+    return [
+        [f"{lo}" if lo == hi else f"{lo}–{hi}" for lo, hi in zip(r1, r2, strict=True)]
+        for r1, r2 in zip(low, high, strict=True)
+    ]
 
 
 def _scale_name(scale: float) -> str:
