@@ -82,6 +82,7 @@ class FunctionRun:
     cell: dict = field(default_factory=dict)  # the cell's own record: ok, syntax, error, timeout, missing, forbidden
     cases: list[dict] = field(default_factory=list)
     timed_out: bool = False
+    flooded: bool = False  # it wrote more than the output limit and was stopped
 
 
 @dataclass
@@ -137,7 +138,7 @@ def _function_run(q, v, source: str, data_cell: str, sandbox: Sandbox, cell_time
     runner = Sandbox(sandbox.runner, limits, sandbox.sealed)
     done = runner.run(json.dumps(request).encode("utf-8"), steps, total)
     records = _records(done.stdout)
-    run = FunctionRun(timed_out=done.timed_out)
+    run = FunctionRun(timed_out=done.timed_out, flooded=done.truncated)
     if records and records[0].get("step") == "cell":
         run.cell = records[0]
         run.cases = [r for r in records[1:] if r.get("step") == "case"][: len(cases)]
@@ -290,16 +291,26 @@ ALONE = "批改时这个单元格单独运行（在它之前只有锁定的「�
 FORBIDDEN = "函数调用了 lnlib：这道题要自己写 LayerNorm，lnlib 的函数就是答案本身，批改时不能用，这一题记 0 分。"
 
 
+def _uses_lnlib(record: dict) -> bool:
+    """The runner refused an lnlib function, or the code imported a part of lnlib (which is not there)."""
+    if record.get("type") == "forbidden":
+        return True
+    named = str(record.get("ename", "")) in ("ModuleNotFoundError", "ImportError")
+    return record.get("type") == "error" and named and "lnlib" in str(record.get("evalue", ""))
+
+
 def _judge_function(q, v, run: FunctionRun) -> tuple[bool, str]:
     if run.early:
         return False, run.early
     cell = run.cell
     kind = cell.get("type")
-    if not cell:
+    if not cell or (run.flooded and len(run.cases) < len(q.cases(v))):
+        if run.flooded:
+            return False, "输出太多了（超过 2 MB 的上限），单元格被停下了，函数没能测试完。"
         if run.timed_out:
             return False, "运行这个单元格超过了时间上限，被停下了（是不是有死循环？），函数没能测试。"
         return False, "运行这个单元格时程序退出或崩溃了（比如调用了 exit，或者内存用完了），函数没能测试。"
-    if kind == "forbidden" or any(r.get("type") == "forbidden" for r in run.cases):
+    if any(_uses_lnlib(r) for r in [cell, *run.cases]):
         return False, FORBIDDEN
     if kind == "syntax":
         err = SyntaxError(str(cell.get("msg", "")))

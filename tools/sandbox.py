@@ -3,10 +3,11 @@
 `Sandbox.run(stdin)` starts `python -I -S RUNNER SITE` where the student's code cannot reach anything that matters:
 
 - own PID, network, mount, IPC, UTS, user and cgroup namespaces (`--unshare-all`): no network (not even the
-  machine's loopback), no process of the grader in `/proc`, no signal to anything outside;
+  machine's loopback), no process of the grader in `/proc` (the runner is process 1 there), no signal to anything
+  outside;
 - a file system of its own: `/usr` (the system and its Python) read-only, the Python prefix read-only when it lives
-  elsewhere, numpy (and nothing else of the environment) read-only under `/opt/site`, the runner read-only, a private
-  size-limited `/tmp` as its only writable folder; no repository, no home, no secret, no submission, no `/etc`;
+  elsewhere, numpy (and nothing else of the environment) read-only under `/sandbox/site`, the runner read-only, a
+  private size-limited `/tmp` as its only writable folder; no repository, home, secret, submission or `/etc`;
 - no environment variable but a handful set here (the grader's are never passed on), no capability, a new session;
 - run as `nobody` when the grader is root (the kernel counts a fork bomb's processes against that user);
 - killed with everything it started when the deadline passes or the grader dies (`--die-with-parent`: the PID
@@ -34,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 NOBODY = 65534
-SITE = "/opt/site"
-RUNNER_AT = "/opt/grader/run.py"
+SITE = "/sandbox/site"
+RUNNER_AT = "/sandbox/run.py"
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ class Sandbox:
     def bwrap_args(self) -> list[str]:
         """bubblewrap's command line up to the program it runs."""
         python = Path(self._python())
-        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        args = ["bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         args += ["--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
         for name in ("bin", "lib", "lib64", "lib32", "sbin"):
             top = Path("/") / name
