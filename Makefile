@@ -186,8 +186,10 @@ pdf: $(STAMP)
 # ROSTER, a student release in build/assignments/release/<id>/ and the teacher's material (source notebooks with the
 # answers, the manifest) in build/assignments/; each student's numbers come from the id and the teacher's secret
 # ($$LNLIB_GRADING_SECRET, else ~/.config/lnlib-grading/secret, made on first use).
-# `make grade SUBMISSIONS=dir` runs every returned notebook in its own kernel (CELL_TIMEOUT seconds per cell,
-# GRADE_JOBS at once) and writes build/grades/grades.csv and build/grades/feedback/<id>.md.
+# `make grade SUBMISSIONS=dir` reads every returned notebook (typed answers judged without running anything), runs
+# each function cell alone in a bubblewrap sandbox (CELL_TIMEOUT seconds for the cell, 5 s per test call, GRADE_JOBS
+# students at once) and writes build/grades/grades.csv and build/grades/feedback/<id>.md. Without bubblewrap it
+# refuses; UNSAFE=1 grades without the sandbox (trusted work only; the sheet and the feedback say so).
 NOTEBOOKS ?= 03 07
 ROSTER ?= assignments/roster-example.txt
 CELL_TIMEOUT ?= 10
@@ -198,7 +200,7 @@ assignments: $(STAMP)
 
 grade: $(STAMP)
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make grade: say where the submissions are: make grade SUBMISSIONS=dir" >&2; exit 2; fi
-	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT) --jobs $(GRADE_JOBS)
+	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT) --jobs $(GRADE_JOBS) $(if $(UNSAFE),--unsafe-no-sandbox)
 
 clean:
 	rm -rf $(VENV) build

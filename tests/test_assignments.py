@@ -26,6 +26,7 @@ import assignments  # noqa: E402
 from lnlib.answers import body_text  # noqa: E402
 from tools import assignments as build_tool  # noqa: E402
 from tools import grade as grade_tool  # noqa: E402
+from tools import sandbox as sandbox_tool  # noqa: E402
 
 SECRET = "test-secret-not-for-real-use"
 ROSTER = ["right", "wrong", "raises", "loop", "wedged", "edited", "deleted", "hacker", "garbage", "empty", "absent"]
@@ -381,3 +382,23 @@ def test_bad_roster_and_missing_secret_are_clear_errors(tmp_path, monkeypatch):
     monkeypatch.setenv(assignments.SECRET_FILE_ENV, str(tmp_path / "none"))
     with pytest.raises(RuntimeError, match="no grading secret"):
         assignments.secret()
+
+
+def test_without_a_sandbox_the_grader_refuses_unless_told(graded, tmp_path, monkeypatch, capsys):
+    """No bubblewrap: `python -m tools.grade` stops with the reason and the way out; --unsafe-no-sandbox grades,
+    and the grade sheet and every feedback file say so."""
+    built, _, _ = graded
+    monkeypatch.setenv(assignments.SECRET_ENV, SECRET)
+    monkeypatch.setattr(sandbox_tool.shutil, "which", lambda name: None)
+    folder = tmp_path / "subs"
+    _write(nbformat.read(built / "source" / "right" / H07, as_version=4), folder / "right" / H07)
+    args = [str(folder), "--assignments", str(built), "--out", str(tmp_path / "out")]
+    assert grade_tool.main(args) == 2
+    assert "bubblewrap (bwrap) is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    assert grade_tool.main([*args, "--unsafe-no-sandbox"]) == 0
+    with open(tmp_path / "out" / "grades.csv", encoding="utf-8") as f:
+        rows = {r[0]: r for r in csv.reader(f)}
+    assert rows["right"][-2:] == ["5", grade_tool.UNSEALED]  # 07 in full (5 points), 03 not handed in
+    assert all(r[-1] == grade_tool.UNSEALED for s, r in rows.items() if s != "student")
+    assert grade_tool.UNSAFE_NOTE in (tmp_path / "out" / "feedback" / "right.md").read_text(encoding="utf-8")
