@@ -508,3 +508,32 @@ def test_the_attacks_met_walls(graded):
     for student in ATTACKS:
         assert "FOUND" not in _feedback(graded, student), _feedback(graded, student)
     assert "总分：9 / 9" in _feedback(graded, "printer")  # 50 MB of stored output: graded, outputs dropped
+
+
+def test_an_lnlib_the_sandbox_could_see_is_covered(monkeypatch, tmp_path):
+    """lnlib installed inside a folder the sandbox binds (here: a Python prefix that holds the repository) is
+    covered by an empty folder, so adding its folder to sys.path finds no layer_norm (G8 by the back door)."""
+    import sys as real_sys
+
+    python = os.path.realpath(real_sys.executable)
+    monkeypatch.setattr(real_sys, "base_prefix", str(REPO))
+    args = SANDBOX.bwrap_args()
+    at = args.index(str(REPO))
+    assert args[at - 1 : at + 2] == ["--ro-bind", str(REPO), str(REPO)]
+    at = args.index(str(REPO / "lnlib"))
+    assert args[at - 1 : at + 1] == ["--tmpfs", str(REPO / "lnlib")]
+    probe = (
+        f"import sys; sys.path.insert(0, {str(REPO)!r}); import lnlib; "
+        "print(sorted(n for n in dir(lnlib) if not n.startswith('_')))"
+    )
+    done = subprocess.run(
+        [*args, python, "-I", "-S", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=False,
+        user=65534 if os.geteuid() == 0 else None,
+        group=65534 if os.geteuid() == 0 else None,
+        extra_groups=[] if os.geteuid() == 0 else None,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

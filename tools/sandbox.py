@@ -8,6 +8,7 @@
 - a file system of its own: `/usr` (the system and its Python) read-only, the Python prefix read-only when it lives
   elsewhere, numpy (and nothing else of the environment) read-only under `/sandbox/site`, the runner read-only, a
   private size-limited `/tmp` as its only writable folder; no repository, home, secret, submission or `/etc`;
+  lnlib, when it is installed under one of those folders, is covered by an empty read-only folder;
 - no environment variable but a handful set here (the grader's are never passed on), no capability, a new session;
 - run as `nobody` when the grader is root (the kernel counts a fork bomb's processes against that user);
 - killed with everything it started when the deadline passes or the grader dies (`--die-with-parent`: the PID
@@ -77,6 +78,14 @@ def _numpy_dirs() -> list[Path]:
     return [package] + ([libs] if libs.is_dir() else [])
 
 
+def _hidden(bound: list[str]) -> list[Path]:
+    """Where lnlib (the answers to the function questions) is installed inside a folder the sandbox sees."""
+    import lnlib
+
+    package = Path(lnlib.__file__).resolve().parent
+    return [package] if any(str(package).startswith(root.rstrip("/") + "/") for root in bound) else []
+
+
 def _env(home: str) -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
@@ -117,6 +126,8 @@ class Sandbox:
             args += ["--ro-bind", str(path), str(path)]
         for path in _numpy_dirs():
             args += ["--ro-bind", str(path), f"{SITE}/{path.name}"]
+        for path in _hidden(["/usr", *map(str, outside)]):  # lnlib installed there: the answer, out of sight
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         args += ["--ro-bind", str(self.runner), RUNNER_AT]
         args += ["--proc", "/proc", "--dev", "/dev", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
