@@ -1,12 +1,13 @@
-"""Run one student's function cell: `python -I -S grade_function.py SITE`, a JSON request on stdin.
+"""Run one student's function cell: `python -S -s -P grade_function.py`, a JSON request on stdin.
 
-Started by `tools.sandbox` inside the sandbox (SITE holds numpy and nothing else), so it uses only the standard
-library and numpy. It sets its resource limits, reads the request (the locked data cell, the student's cell, the
-function's name, the inputs to call it on, the time limits), sends the student's own output to /dev/null, runs the
-data cell and then the student's cell, calls the function on every input with a time limit and writes one JSON line
-per step to its stdout. `lnlib` is a stand-in whose every function refuses to run: the question is to write
-LayerNorm, and `lnlib.layer_norm` is that answer. The grader trusts none of this output (the student's code runs in
-this process and can write anything), reads it defensively, and judges it with the expected values computed outside.
+Started by `tools.sandbox` inside the sandbox (its PYTHONPATH holds numpy and nothing else), so it uses only the
+standard library and numpy. It sets its resource limits, reads the request (the locked data cell, the student's
+cell, the function's name, the inputs to call it on, the time limits), sends the student's own output to /dev/null,
+runs the data cell and then the student's cell, calls the function on every input with a time limit and writes one
+JSON line per step to its stdout. `lnlib` is a stand-in whose every function refuses to run: the question is to
+write LayerNorm, and `lnlib.layer_norm` is that answer. The grader trusts none of this output (the student's code
+runs in this process and can write anything), reads it defensively, and judges it with the expected values computed
+outside.
 """
 
 from __future__ import annotations
@@ -112,7 +113,6 @@ def _name(value) -> str:
 
 
 def main() -> int:
-    sys.path.append(sys.argv[1])
     request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     _limits(request.get("limits", {}))
     out = os.dup(1)

@@ -1,12 +1,12 @@
 """Run a student's code sealed off: bubblewrap namespaces on Linux, or (only when asked for) no seal at all.
 
-`Sandbox.run(stdin)` starts `python -I -S RUNNER SITE` where the student's code cannot reach anything that matters:
+`Sandbox.run(stdin)` starts `python -S -s -P RUNNER` where the student's code cannot reach anything that matters:
 
 - own PID, network, mount, IPC, UTS, user and cgroup namespaces (`--unshare-all`): no network (not even the
   machine's loopback), no process of the grader in `/proc` (the runner is process 1 there), no signal to anything
   outside;
 - a file system of its own: `/usr` (the system and its Python) read-only, the Python prefix read-only when it lives
-  elsewhere, numpy (and nothing else of the environment) read-only under `/sandbox/site`, the runner read-only, a
+  elsewhere, numpy (and nothing else of the environment) read-only under `/sandbox/lib`, the runner read-only, a
   private size-limited `/tmp` as its only writable folder; no repository, home, secret, submission or `/etc`;
   lnlib, when it is installed under one of those folders, is covered by an empty read-only folder;
 - no environment variable but a handful set here (the grader's are never passed on), no capability, a new session;
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 NOBODY = 65534
-SITE = "/sandbox/site"
+SITE = "/sandbox/lib"
 RUNNER_AT = "/sandbox/run.py"
 
 
@@ -131,23 +131,22 @@ class Sandbox:
         args += ["--ro-bind", str(self.runner), RUNNER_AT]
         args += ["--proc", "/proc", "--dev", "/dev", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
-        for key, value in _env("/tmp").items():
+        for key, value in (_env("/tmp") | {"PYTHONPATH": SITE}).items():
             args += ["--setenv", key, value]
         return args
 
-    def command(self, runner_args: list[str] | None = None) -> list[str]:
-        tail = [self._python(), "-I", "-S"]
-        if self.sealed:
-            return self.bwrap_args() + tail + [RUNNER_AT, SITE, *(runner_args or [])]
-        site = str(_numpy_dirs()[0].parent)
-        return tail + [str(self.runner), site, *(runner_args or [])]
+    def command(self) -> list[str]:
+        """Python without site-packages, user site or the script's folder on its path: numpy comes from PYTHONPATH."""
+        tail = [self._python(), "-S", "-s", "-P"]
+        return self.bwrap_args() + tail + [RUNNER_AT] if self.sealed else tail + [str(self.runner)]
 
     def run(self, stdin: bytes, steps: list[float], total: float) -> Finished:
         """Run the runner with `stdin`; kill it and everything it started when a step is late — `steps[k]` seconds
         are allowed between its k-th and its (k+1)-th line of output (the first from the start), the last one for
         each further line and for its exit — or when `total` seconds have passed."""
         with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
-            kwargs: dict = {"env": _env(tmp), "cwd": "/" if self.sealed else tmp, "start_new_session": True}
+            env = _env(tmp) | {"PYTHONPATH": SITE if self.sealed else str(_numpy_dirs()[0].parent)}
+            kwargs: dict = {"env": env, "cwd": "/" if self.sealed else tmp, "start_new_session": True}
             if self.sealed and hasattr(os, "geteuid") and os.geteuid() == 0:
                 kwargs.update(user=NOBODY, group=NOBODY, extra_groups=[])
             started = time.monotonic()
@@ -182,8 +181,7 @@ class Sandbox:
         if shutil.which("bwrap") is None:
             return "bubblewrap (bwrap) is not installed"
         probe = Sandbox(self.runner, self.limits, True)
-        check = f"import sys; sys.path.append({SITE!r}); import numpy"
-        cmd = probe.bwrap_args() + [self._python(), "-I", "-S", "-c", check]
+        cmd = probe.bwrap_args() + [self._python(), "-S", "-s", "-P", "-c", "import numpy"]
         kwargs: dict = {}
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             kwargs.update(user=NOBODY, group=NOBODY, extra_groups=[])
