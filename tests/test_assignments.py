@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import answer_cell, type_answer, type_right_answers, typed_numbers
 
 pytest.importorskip("nbgrader", reason="the teacher's extra (requirements-teacher.txt; make test installs it)")
 
@@ -55,18 +56,8 @@ def _variant(student: str, number: str) -> dict:
     return assignments.load()[number].variant(assignments.rng_for(student, number, SECRET.encode()))
 
 
-def _cell(nb, grade_id: str):
-    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-
-
 def _set(nb, grade_id: str, source: str) -> None:
-    _cell(nb, grade_id).source = source
-
-
-def _type(nb, grade_id: str, typed: str) -> None:
-    """Type an answer under the `%%answer` line of the answer cell, as a student does."""
-    cell = _cell(nb, grade_id)
-    cell.source = cell.source.split("\n", 1)[0] + "\n" + typed
+    answer_cell(nb, grade_id).source = source
 
 
 def _drop(nb, grade_id: str) -> None:
@@ -75,10 +66,6 @@ def _drop(nb, grade_id: str) -> None:
 
 def _release(built: Path, student: str, filename: str):
     return nbformat.read(built / "release" / student / filename, as_version=4)
-
-
-def _numbers(values) -> str:
-    return ", ".join(f"{float(t):.6f}" for t in np.ravel(values))
 
 
 H03, H07 = "hw03-one-row-by-hand.ipynb", "hw07-full-formula.ipynb"
@@ -91,21 +78,12 @@ RIGHT_LN = (
 
 
 def _right_03(nb, student: str) -> None:
-    v = _variant(student, "03")
-    x = v["x"]
-    _type(nb, "mean", _numbers(x.mean()))
-    _type(nb, "variance", _numbers(x.var()))
-    _type(nb, "xhat", _numbers((x - x.mean()) / x.std()))
-    _type(nb, "diagnose", v["way"])
+    type_right_answers(nb, _variant(student, "03"))
 
 
 def _right_07(nb, student: str) -> None:
-    v = _variant(student, "07")
-    x = v["x"]
     _set(nb, "layer_norm", RIGHT_LN)
-    _type(nb, "y", _numbers(v["gamma"] * (x - x.mean()) / x.std() + v["beta"]))
-    _type(nb, "shape_mu", str(v["shape"][:2]))
-    _type(nb, "predict", "不变" if v["scale"] > 0 else "会变")
+    type_right_answers(nb7=nb, v7=_variant(student, "07"))
 
 
 def _write(nb, path: Path) -> None:
@@ -121,10 +99,10 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
     v3, v7 = _variant("wrong", "03"), _variant("wrong", "07")
     x = v3["x"]
     nb = _release(built, "wrong", H03)
-    _type(nb, "mean", _numbers(x.sum()))  # forgot to divide by d
-    _type(nb, "variance", _numbers(np.var(x, ddof=1)))  # ÷ (d − 1)
-    _type(nb, "xhat", _numbers((x - x.mean()) / np.var(x)))  # forgot the square root
-    _type(nb, "diagnose", "b" if v3["way"] != "b" else "a")
+    type_answer(nb, "mean", typed_numbers(x.sum()))  # forgot to divide by d
+    type_answer(nb, "variance", typed_numbers(np.var(x, ddof=1)))  # ÷ (d − 1)
+    type_answer(nb, "xhat", typed_numbers((x - x.mean()) / np.var(x)))  # forgot the square root
+    type_answer(nb, "diagnose", "b" if v3["way"] != "b" else "a")
     _write(nb, folder / "wrong" / H03)
     nb = _release(built, "wrong", H07)
     _set(
@@ -133,9 +111,9 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
         RIGHT_LN.replace("((x - mu) ** 2).mean(axis=-1, keepdims=True)", "x.var(axis=-1, ddof=1, keepdims=True)"),
     )
     xs = v7["x"]
-    _type(nb, "y", _numbers(v7["gamma"] * (xs - xs.mean()) / xs.std()))  # forgot β
-    _type(nb, "shape_mu", str(v7["shape"]))  # the input's own shape
-    _type(nb, "predict", "会变" if v7["scale"] > 0 else "不变")
+    type_answer(nb, "y", typed_numbers(v7["gamma"] * (xs - xs.mean()) / xs.std()))  # forgot β
+    type_answer(nb, "shape_mu", str(v7["shape"]))  # the input's own shape
+    type_answer(nb, "predict", "会变" if v7["scale"] > 0 else "不变")
     _write(nb, folder / "wrong" / H07)
     # a function that raises: only that question is lost, the line named
     nb = _release(built, "raises", H07)
@@ -188,8 +166,8 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
             "import lnlib, builtins", "import builtins\ntry:\n    import lnlib\nexcept Exception:\n    pass"
         ),
     )
-    _type(nb, "y", "0, 0, 0, 0")
-    _type(nb, "predict", "✓ 正确！")
+    type_answer(nb, "y", "0, 0, 0, 0")
+    type_answer(nb, "predict", "✓ 正确！")
     _write(nb, folder / "hacker" / H07)
     # a classmate's worked notebook handed in as one's own: the numbers are the classmate's, not its own
     _write(nbformat.read(built / "source" / "right" / H03, as_version=4), folder / "copier" / H03)
@@ -198,17 +176,17 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
     nb = _release(built, "typos", H03)
     _right_03(nb, "typos")
     full_width = str.maketrans("0123456789.", "０１２３４５６７８９．")
-    _type(nb, "mean", _numbers(v3["x"].mean()).translate(full_width))
-    _type(nb, "variance", f"var = {float(v3['x'].var())!r}")
+    type_answer(nb, "mean", typed_numbers(v3["x"].mean()).translate(full_width))
+    type_answer(nb, "variance", f"var = {float(v3['x'].var())!r}")
     x = v3["x"]
-    _type(nb, "xhat", "[" + "，".join(f"{t:.4f}" for t in (x - x.mean()) / x.std()) + "]")
-    _type(nb, "diagnose", f'"「{v3["way"]}」"')
+    type_answer(nb, "xhat", "[" + "，".join(f"{t:.4f}" for t in (x - x.mean()) / x.std()) + "]")
+    type_answer(nb, "diagnose", f'"「{v3["way"]}」"')
     _write(nb, folder / "typos" / H03)
     nb = _release(built, "typos", H07)
     _right_07(nb, "typos")
     xs = v7["x"]
-    _type(nb, "y", "、".join(f"{t:.4f}" for t in v7["gamma"] * (xs - xs.mean()) / xs.std() + v7["beta"]))
-    _type(nb, "predict", "「不变」" if v7["scale"] > 0 else "「会变」")
+    type_answer(nb, "y", "、".join(f"{t:.4f}" for t in v7["gamma"] * (xs - xs.mean()) / xs.std() + v7["beta"]))
+    type_answer(nb, "predict", "「不变」" if v7["scale"] > 0 else "「会变」")
     _write(nb, folder / "typos" / H07)
     (folder / "stranger").mkdir()
     (folder / "stranger" / H03).write_bytes(b"")

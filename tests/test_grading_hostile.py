@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 import nbformat
-import numpy as np
 import pytest
+from helpers import type_answer, type_right_answers
 
 pytest.importorskip("nbgrader", reason="the teacher's extra (requirements-teacher.txt; make test installs it)")
 
@@ -228,34 +228,11 @@ def _variant(student: str, number: str) -> dict:
     return assignments.load()[number].variant(assignments.rng_for(student, number, SECRET.encode()))
 
 
-def _cell(nb, grade_id: str):
-    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-
-
-def _type(nb, grade_id: str, typed: str) -> None:
-    cell = _cell(nb, grade_id)
-    cell.source = cell.source.split("\n", 1)[0] + "\n" + typed
-
-
-def _numbers(values) -> str:
-    return ", ".join(f"{float(t):.6f}" for t in np.ravel(values))
-
-
 def _honest(built: Path, student: str) -> tuple:
     nb3 = nbformat.read(built / "release" / student / H03, as_version=4)
-    v = _variant(student, "03")
-    x = v["x"]
-    _type(nb3, "mean", _numbers(x.mean()))
-    _type(nb3, "variance", _numbers(x.var()))
-    _type(nb3, "xhat", _numbers((x - x.mean()) / x.std()))
-    _type(nb3, "diagnose", v["way"])
     nb7 = nbformat.read(built / "release" / student / H07, as_version=4)
-    v = _variant(student, "07")
-    x = v["x"]
-    _type(nb7, "y", _numbers(v["gamma"] * (x - x.mean()) / x.std() + v["beta"]))
-    _type(nb7, "shape_mu", str(v["shape"][:2]))
-    _type(nb7, "predict", "不变" if v["scale"] > 0 else "会变")
-    _type(nb7, "layer_norm", "found = []\n" + LAYER_NORM)
+    type_right_answers(nb3, _variant(student, "03"), nb7, _variant(student, "07"))
+    type_answer(nb7, "layer_norm", "found = []\n" + LAYER_NORM)
     return nb3, nb7
 
 
@@ -353,11 +330,11 @@ def graded(tmp_path_factory):
             nb3, nb7 = _honest(built, student)
             code = ATTACKS.get(student)
             if code is not None:
-                _type(nb7, "layer_norm", code + LAYER_NORM)
+                type_answer(nb7, "layer_norm", code + LAYER_NORM)
             if student in FUNCTIONS:
-                _type(nb7, "layer_norm", FUNCTIONS[student])
+                type_answer(nb7, "layer_norm", FUNCTIONS[student])
             if student == "g4-tiny":
-                _type(nb3, "mean", "5e-324")
+                type_answer(nb3, "mean", "5e-324")
             if student == "printer":  # 50 MB of stored output, as a loop that printed leaves it
                 out_cell = nbformat.v4.new_code_cell("for i in range(50):\n    print('x' * 1_000_000)")
                 out_cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 50_000_000)]
