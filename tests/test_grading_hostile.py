@@ -32,6 +32,7 @@ import assignments  # noqa: E402
 from lnlib import grading  # noqa: E402
 from tools import assignments as build_tool  # noqa: E402
 from tools import grade as grade_tool  # noqa: E402
+from tools import sandbox as sandbox_tool  # noqa: E402
 
 SANDBOX = grade_tool.Sandbox(grade_tool.RUNNER)
 WHY = SANDBOX.unusable()
@@ -93,6 +94,7 @@ for path in glob.glob("/proc/*/environ") + glob.glob("/proc/*/cmdline") + ["@SEC
 ATTACKS = {
     "snooper": READ_SECRET
     + """
+import subprocess
 found = list(stolen)
 for path in ["@REPO@", "@REPO@/tools/grade.py", "@BUILT@/source", "@SUBS@", "@OUT@", "/work", "/root", "/home"]:
     if os.path.exists(path):
@@ -110,6 +112,8 @@ try:
     found.append(lnlib.__file__)
 except Exception:
     pass
+if @NESTED@ and subprocess.run(["unshare", "-U", "true"], capture_output=True).returncode == 0:
+    found.append("a user namespace of its own")
 for name in ("assignments", "tools", "nbclient", "IPython", "torch", "requests"):
     try:
         __import__(name)
@@ -325,6 +329,7 @@ def graded(tmp_path_factory):
             "@H03@": H03,
             "@PORT@": str(listener.port),
             "@MARK@": MARK,
+            "@NESTED@": str(sandbox_tool.blocks_nested_namespaces()),
         }
         for student in EXPECTED:
             nb3, nb7 = _honest(built, student)

@@ -9,7 +9,8 @@
   elsewhere, numpy (and nothing else of the environment) read-only under `/sandbox/lib`, the runner read-only, a
   private size-limited `/tmp` as its only writable folder; no repository, home, secret, submission or `/etc`;
   lnlib, when it is installed under one of those folders, is covered by an empty read-only folder;
-- no environment variable but a handful set here (the grader's are never passed on), no capability, a new session;
+- no environment variable but a handful set here (the grader's are never passed on), no capability, a new session,
+  no further user namespace (bubblewrap 0.8 and newer);
 - run as `nobody` when the grader is root (the kernel counts a fork bomb's processes against that user);
 - killed with everything it started when the deadline passes or the grader dies (`--die-with-parent`: the PID
   namespace goes with its first process); at most `output_bytes` of its stdout are kept.
@@ -24,6 +25,7 @@ trust; the grade sheet and every feedback file say it was used.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -78,6 +80,17 @@ def _numpy_dirs() -> list[Path]:
     return [package] + ([libs] if libs.is_dir() else [])
 
 
+@functools.cache
+def blocks_nested_namespaces() -> bool:
+    """Whether this bubblewrap (0.8 or newer) can forbid new user namespaces inside the sandbox (less of the
+    kernel within reach)."""
+    try:
+        done = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--disable-userns" in done.stdout + done.stderr
+
+
 def _hidden(bound: list[str]) -> list[Path]:
     """Where lnlib (the answers to the function questions) is installed inside a folder the sandbox sees."""
     import lnlib
@@ -113,6 +126,8 @@ class Sandbox:
         """bubblewrap's command line up to the program it runs."""
         python = Path(self._python())
         args = ["bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        if blocks_nested_namespaces():
+            args += ["--unshare-user", "--disable-userns"]
         args += ["--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
         for name in ("bin", "lib", "lib64", "lib32", "sbin"):
             top = Path("/") / name
