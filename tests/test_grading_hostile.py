@@ -96,7 +96,7 @@ ATTACKS = {
     + """
 import subprocess
 found = list(stolen)
-for path in ["@REPO@", "@REPO@/tools/grade.py", "@BUILT@/source", "@SUBS@", "@OUT@", "/work", "/root", "/home"]:
+for path in ["@REPO@/tools/grade.py", "@REPO@/.git", "@REPO@/assignments", "@BUILT@/source", "@SUBS@", "@OUT@"]:
     if os.path.exists(path):
         found.append(path)
 here = os.getcwd()
@@ -134,7 +134,7 @@ for path in ["@SUBS@/zed/@H03@", "@OUT@/grades.csv", "@OUT@/feedback/zed.md", "@
         os.remove(path)
     except OSError:
         pass
-for path in ["@REPO@/lnlib/__init__.py", "@REPO@/tools/grade.py", "@REPO@"]:
+for path in ["@REPO@/lnlib/__init__.py", "@REPO@/tools/grade.py", "@REPO@/notebooks"]:
     if os.access(path, os.W_OK) or os.path.exists(path):
         found.append("sees " + path)
 try:

@@ -128,7 +128,8 @@ def main() -> int:
     sys.modules["lnlib"] = _NoLnlib("lnlib")
     import numpy as np
 
-    signal.signal(signal.SIGALRM, _on_alarm)
+    if hasattr(signal, "SIGALRM"):  # not on Windows (the unsafe mode only): the grader's deadline stops a loop
+        signal.signal(signal.SIGALRM, _on_alarm)
     ns: dict = {"__name__": "__main__", "__builtins__": __builtins__}
     exec(compile(request["setup"], "<data>", "exec"), ns)  # noqa: S102 - the locked data cell, built by the grader
     filename, offset = "<cell>", int(request.get("line_offset", 0))

@@ -6,7 +6,7 @@
   machine's loopback), no process of the grader in `/proc` (the runner is process 1 there), no signal to anything
   outside;
 - a file system of its own: `/usr` (the system and its Python) read-only, the Python prefix read-only when it lives
-  elsewhere, numpy (and nothing else of the environment) read-only under `/sandbox/lib`, the runner read-only, a
+  elsewhere, numpy (and nothing else of the environment) read-only at its own path, the runner read-only, a
   private size-limited `/tmp` as its only writable folder; no repository, home, secret, submission or `/etc`;
   lnlib, when it is installed under one of those folders, is covered by an empty read-only folder;
 - no environment variable but a handful set here (the grader's are never passed on), no capability, a new session,
@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 NOBODY = 65534
-SITE = "/sandbox/lib"
 RUNNER_AT = "/sandbox/run.py"
 
 
@@ -70,6 +69,11 @@ class Finished:
     timed_out: bool  # the deadline passed and the run was killed
     truncated: bool  # it wrote more than Limits.output_bytes: killed, the rest dropped
     seconds: float
+
+
+def _site() -> str:
+    """The folder numpy is imported from (in the sandbox it holds numpy and nothing else)."""
+    return str(_numpy_dirs()[0].parent)
 
 
 def _numpy_dirs() -> list[Path]:
@@ -139,14 +143,14 @@ class Sandbox:
         outside = [p for p in (prefix, python.parent) if not str(p).startswith(("/usr/", "/bin", "/lib"))]
         for path in dict.fromkeys(outside):
             args += ["--ro-bind", str(path), str(path)]
-        for path in _numpy_dirs():
-            args += ["--ro-bind", str(path), f"{SITE}/{path.name}"]
+        for path in _numpy_dirs():  # at their own paths, so that relative library paths (RPATH) still resolve
+            args += ["--ro-bind", str(path), str(path)]
         for path in _hidden(["/usr", *map(str, outside)]):  # lnlib installed there: the answer, out of sight
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         args += ["--ro-bind", str(self.runner), RUNNER_AT]
         args += ["--proc", "/proc", "--dev", "/dev", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
-        for key, value in (_env("/tmp") | {"PYTHONPATH": SITE}).items():
+        for key, value in (_env("/tmp") | {"PYTHONPATH": _site()}).items():
             args += ["--setenv", key, value]
         return args
 
@@ -160,7 +164,7 @@ class Sandbox:
         are allowed between its k-th and its (k+1)-th line of output (the first from the start), the last one for
         each further line and for its exit — or when `total` seconds have passed."""
         with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
-            env = _env(tmp) | {"PYTHONPATH": SITE if self.sealed else str(_numpy_dirs()[0].parent)}
+            env = _env(tmp) | {"PYTHONPATH": _site()}
             kwargs: dict = {"env": env, "cwd": "/" if self.sealed else tmp, "start_new_session": True}
             if self.sealed and hasattr(os, "geteuid") and os.geteuid() == 0:
                 kwargs.update(user=NOBODY, group=NOBODY, extra_groups=[])
