@@ -380,3 +380,25 @@ def test_without_a_sandbox_the_grader_refuses_unless_told(graded, tmp_path, monk
     assert rows["right"][-2:] == ["5", grade_tool.UNSEALED]  # 07 in full (5 points), 03 not handed in
     assert all(r[-1] == grade_tool.UNSEALED for s, r in rows.items() if s != "student")
     assert grade_tool.UNSAFE_NOTE in (tmp_path / "out" / "feedback" / "right.md").read_text(encoding="utf-8")
+
+
+def test_a_fault_of_the_grader_costs_one_submission_only(graded, tmp_path, monkeypatch):
+    built, _, _ = graded
+    monkeypatch.setenv(assignments.SECRET_ENV, SECRET)
+    folder = tmp_path / "subs"
+    for student in ("right", "edited"):
+        _write(nbformat.read(built / "source" / student / H03, as_version=4), folder / student / H03)
+    real = grade_tool.submission.read
+
+    def read(path):
+        if path.parent.name == "edited":
+            raise KeyError("a bug")
+        return real(path)
+
+    monkeypatch.setattr(grade_tool.submission, "read", read)
+    grade_tool.grade_folder(folder, tmp_path / "out", built / "autograder" / "manifest.json", CELL_TIMEOUT, 1, SANDBOX)
+    with open(tmp_path / "out" / "grades.csv", encoding="utf-8") as f:
+        totals = {r[0]: r[-2] for r in csv.reader(f)}
+    assert totals["right"] == "4" and totals["edited"] == "0"  # 03 in full; 07 handed in by neither
+    edited = (tmp_path / "out" / "feedback" / "edited.md").read_text(encoding="utf-8")
+    assert "批改程序在这份作业上出错了" in edited

@@ -97,6 +97,10 @@ class Handed:
     functions: dict[str, FunctionRun] = field(default_factory=dict)
 
 
+def _gone(grade_id: str) -> str:
+    return f"答案单元格 `{grade_id}` 不见了（被删除或改成了文字单元格），按没有作答处理。"
+
+
 def _cut(text: str, limit: int = ECHO) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -110,7 +114,7 @@ def _args(case) -> list[dict]:
 
 
 def _function_run(q, v, source: str, data_cell: str, sandbox: Sandbox, cell_timeout: int) -> FunctionRun:
-    body, offset = submission.without_magic(source, magic_line(q))
+    body, offset = submission.without_magic(source)
     try:
         tree = ast.parse(body)
     except SyntaxError as err:
@@ -186,11 +190,9 @@ def hand_in(a, student: str, path: Path | None, key: bytes, sandbox: Sandbox, ce
         gid = q.key.split(".", 1)[1]
         source = submission.answer_source(cells, gid, magic_line(q))
         if q.cases is None:
-            handed.answers[q.key] = None if source is None else submission.typed_answer(source, magic_line(q), q.name)
+            handed.answers[q.key] = None if source is None else submission.typed_answer(source, q.name)
         elif source is None:
-            handed.functions[q.key] = FunctionRun(
-                early=f"答案单元格 `{gid}` 不见了（被删除或改成了文字单元格），按没有作答处理。"
-            )
+            handed.functions[q.key] = FunctionRun(early=_gone(gid))
         else:
             handed.functions[q.key] = _function_run(q, handed.v, source, _data_cell(release), sandbox, cell_timeout)
     return handed
@@ -208,7 +210,7 @@ def _strip(text: str) -> str:
 def _judge_answer(q, v, text: str | None) -> tuple[bool, str]:
     gid = q.key.split(".", 1)[1]
     if text is None:
-        return False, f"答案单元格 `{gid}` 不见了（被删除或改成了文字单元格），按没有作答处理。"
+        return False, _gone(gid)
     if not text:
         return False, "尚未作答。"
     exercise = q.exercise(v)
@@ -403,14 +405,19 @@ def grade_folder(
     roster = list(manifest["students"])
     students, skipped = students_in(submissions, roster, [a.filename for a in chosen])
 
+    def one(a, student: str) -> Handed:
+        folder = submissions / student
+        try:
+            return hand_in(
+                a, student, find(folder, a.filename) if folder.is_dir() else None, key, sandbox, cell_timeout
+            )
+        except Exception as err:  # noqa: BLE001 - a fault of the grader must not stop the other students' grading
+            print(f"grading {student} / {a.number} failed: {type(err).__name__}: {err}", file=sys.stderr)
+            return Handed(a, {}, problem="批改程序在这份作业上出错了，请老师检查这一份。")
+
     def run(student: str) -> tuple[list[Handed], float]:
         started = time.monotonic()
-        folder = submissions / student
-        handed = [
-            hand_in(a, student, find(folder, a.filename) if folder.is_dir() else None, key, sandbox, cell_timeout)
-            for a in chosen
-        ]
-        return handed, time.monotonic() - started
+        return [one(a, student) for a in chosen], time.monotonic() - started
 
     keys = [q.key for a in chosen for q in a.questions]
     full = sum(q.points for a in chosen for q in a.questions)

@@ -87,7 +87,7 @@ def answer_source(cells: list[Cell], grade_id: str, first_line: str) -> str | No
     return None
 
 
-def without_magic(source: str, first_line: str) -> tuple[str, int]:
+def without_magic(source: str) -> tuple[str, int]:
     """The cell's body below its `%%…` line, and how many lines were taken off (for line numbers)."""
     lines = source.split("\n")
     if lines and lines[0].strip().startswith("%%"):
@@ -95,12 +95,12 @@ def without_magic(source: str, first_line: str) -> tuple[str, int]:
     return source, 0
 
 
-def typed_answer(source: str, first_line: str, name: str) -> str:
+def typed_answer(source: str, name: str) -> str:
     """What the student typed in an `%%answer` cell: the body without comments. A body `name = …` (the old form of
     the assignments) counts as its right-hand side."""
     from lnlib.answers import body_text
 
-    body = body_text(without_magic(source, first_line)[0])
+    body = body_text(without_magic(source)[0])
     old = re.fullmatch(rf"{re.escape(name)}\s*=\s*(.+)", body, flags=re.S)
     return old.group(1).strip() if old else body
 
