@@ -32,6 +32,7 @@ import assignments  # noqa: E402
 from lnlib import grading  # noqa: E402
 from tools import assignments as build_tool  # noqa: E402
 from tools import grade as grade_tool  # noqa: E402
+from tools import judge as judge_tool  # noqa: E402
 from tools import sandbox as sandbox_tool  # noqa: E402
 
 SANDBOX = grade_tool.Sandbox(grade_tool.RUNNER)
@@ -460,10 +461,10 @@ def test_words_in_corner_brackets_are_accepted_g5():
     v = _variant("alice", "07")
     word = "不变" if v["scale"] > 0 else "会变"
     for typed in (f"「{word}」", f'"「{word}」"', f"『{word}』"):
-        assert grade_tool._judge_answer(q, v, typed) == (True, ""), typed
+        assert judge_tool.judge_answer(q, v, typed) == (True, ""), typed
     q = next(q for q in assignments.load()["03"].questions if q.key == "03.diagnose")
     v = _variant("alice", "03")
-    assert grade_tool._judge_answer(q, v, f"「{v['way']}」") == (True, "")
+    assert judge_tool.judge_answer(q, v, f"「{v['way']}」") == (True, "")
 
 
 def test_messages_are_true_g6(graded):
@@ -482,7 +483,7 @@ def test_a_flood_of_output_is_cut_off_g7(graded):
 
 
 def test_calling_lnlib_is_refused_with_a_clear_line_g8(graded):
-    assert grade_tool.FORBIDDEN in _feedback(graded, "g8-lnlib")
+    assert judge_tool.FORBIDDEN in _feedback(graded, "g8-lnlib")
 
 
 def test_the_attacks_met_walls(graded):

@@ -14,7 +14,8 @@ notebook; anything else is skipped and listed. For every student and assignment:
    in a fresh Python sealed off by `tools.sandbox` (no repository, secret, other submission, network or grader
    process in sight; time, memory, file, process and output limits; killed with everything it started at its
    deadline), on the student's own test inputs. It returns only what the function returned, which is judged here
-   with `lnlib.code_exercises.judge_function`; calling lnlib there is refused (lnlib.layer_norm is the answer);
+   (`tools.judge`) with `lnlib.code_exercises.judge_function`; calling lnlib there is refused (lnlib.layer_norm is
+   the answer);
 4. `OUT/grades.csv` (student × question points, total, the sandbox used) and `OUT/feedback/<student>.md` (Chinese,
    naming the diagnosed mistake from lnlib's catalogue) are written by this process when every run has ended.
    No text from the grader's side (the secret, an expected value of another student) is ever put into feedback;
@@ -40,11 +41,8 @@ import numpy as np
 
 import assignments
 from lnlib import code_exercises
-from lnlib.answers import is_stub, read_choice, syntax_text
-from lnlib.code_exercises import judge_function
-from lnlib.grading import NEXT_TRY, grade
-from lnlib.text_input import parse_numbers
-from tools import course, submission
+from lnlib.answers import is_stub, syntax_text
+from tools import course, judge, submission
 from tools.assignments import DEFAULT_OUT as ASSIGNMENTS_OUT
 from tools.assignments import magic_line, release_notebook, source_notebook
 from tools.sandbox import Limits, Sandbox
@@ -55,7 +53,6 @@ START_SECONDS = 5  # a sandbox's start, numpy's import and the data cell (0.3 s 
 STEP_SLACK = 2  # seconds beyond a call's own time limit before the sandbox is killed
 SEALED, UNSEALED = "bubblewrap", "none (--unsafe-no-sandbox)"
 UNSAFE_NOTE = "> 注意：这次批改没有使用沙箱（老师选择了 --unsafe-no-sandbox），你的函数是在老师的账户下直接运行的。"
-ECHO = 120  # at most this many characters of a submission's own text are echoed in feedback
 
 
 def refusal(why: str) -> str:
@@ -75,17 +72,6 @@ class Result:
 
 
 @dataclass
-class FunctionRun:
-    """What the sandbox said about one function question (or why it was not run)."""
-
-    early: str = ""  # a verdict reached without running (unanswered, syntax error), Chinese
-    cell: dict = field(default_factory=dict)  # the cell's own record: ok, syntax, error, timeout, missing, forbidden
-    cases: list[dict] = field(default_factory=list)
-    timed_out: bool = False
-    flooded: bool = False  # it wrote more than the output limit and was stopped
-
-
-@dataclass
 class Handed:
     """One assignment of one student, read and run; judged afterwards (in the main thread)."""
 
@@ -94,16 +80,7 @@ class Handed:
     problem: str = ""  # why there is nothing to grade (missing or unreadable file)
     notes: list[str] = field(default_factory=list)
     answers: dict[str, str | None] = field(default_factory=dict)
-    functions: dict[str, FunctionRun] = field(default_factory=dict)
-
-
-def _gone(grade_id: str) -> str:
-    return f"答案单元格 `{grade_id}` 不见了（被删除或改成了文字单元格），按没有作答处理。"
-
-
-def _cut(text: str, limit: int = ECHO) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    functions: dict[str, judge.FunctionRun] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- reading and running (worker threads)
@@ -113,18 +90,18 @@ def _args(case) -> list[dict]:
     return [{"f": float(a)} if np.ndim(a) == 0 else {"a": np.asarray(a, dtype=np.float64).tolist()} for a in case.args]
 
 
-def _function_run(q, v, source: str, data_cell: str, sandbox: Sandbox, cell_timeout: int) -> FunctionRun:
+def _function_run(q, v, source: str, data_cell: str, sandbox: Sandbox, cell_timeout: int) -> judge.FunctionRun:
     body, offset = submission.without_magic(source)
     try:
         tree = ast.parse(body)
     except SyntaxError as err:
         where = f"单元格第 {err.lineno + offset} 行" if err.lineno else "代码里"
-        return FunctionRun(early=f"代码还不能运行：{where}有语法错误：{syntax_text(err)}。")
+        return judge.FunctionRun(early=f"代码还不能运行：{where}有语法错误：{syntax_text(err)}。")
     except Exception:  # noqa: BLE001 - nested too deep to parse, and the like
-        return FunctionRun(early="代码读不了（嵌套太深或太长）。")
+        return judge.FunctionRun(early="代码读不了（嵌套太深或太长）。")
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == q.name]
     if defs and all(is_stub(d) for d in defs):
-        return FunctionRun(early="尚未作答（函数里还是 ...）。")
+        return judge.FunctionRun(early="尚未作答（函数里还是 ...）。")
     cases = q.cases(v)
     request = {
         "setup": data_cell,
@@ -141,26 +118,12 @@ def _function_run(q, v, source: str, data_cell: str, sandbox: Sandbox, cell_time
     request["limits"] = limits.rlimits()
     runner = Sandbox(sandbox.runner, limits, sandbox.sealed)
     done = runner.run(json.dumps(request).encode("utf-8"), steps, total)
-    records = _records(done.stdout)
-    run = FunctionRun(timed_out=done.timed_out, flooded=done.truncated)
+    records = judge.records(done.stdout)
+    run = judge.FunctionRun(timed_out=done.timed_out, flooded=done.truncated)
     if records and records[0].get("step") == "cell":
         run.cell = records[0]
         run.cases = [r for r in records[1:] if r.get("step") == "case"][: len(cases)]
     return run
-
-
-def _records(data: bytes) -> list[dict]:
-    """The runner's JSON lines, each checked; reading stops at the first line that is not a well-formed record."""
-    out = []
-    for line in data.decode("utf-8", "replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            break
-        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-            break
-        out.append(record)
-    return out
 
 
 def _data_cell(release) -> str:
@@ -192,7 +155,7 @@ def hand_in(a, student: str, path: Path | None, key: bytes, sandbox: Sandbox, ce
         if q.cases is None:
             handed.answers[q.key] = None if source is None else submission.typed_answer(source, q.name)
         elif source is None:
-            handed.functions[q.key] = FunctionRun(early=_gone(gid))
+            handed.functions[q.key] = judge.FunctionRun(early=judge.gone(gid))
         else:
             handed.functions[q.key] = _function_run(q, handed.v, source, _data_cell(release), sandbox, cell_timeout)
     return handed
@@ -201,141 +164,7 @@ def hand_in(a, student: str, path: Path | None, key: bytes, sandbox: Sandbox, ce
 # ---------------------------------------------------------------- judging (main thread)
 
 
-def _strip(text: str) -> str:
-    text = text.replace(f"\n  {NEXT_TRY}", "").replace("\n  再试一次会有更具体的提示。", "").strip()
-    lines = [line for line in text.splitlines() if "lnlib.hint(" not in line]
-    return "\n".join(lines).removeprefix("✗ ").strip()
-
-
-def _judge_answer(q, v, text: str | None) -> tuple[bool, str]:
-    gid = q.key.split(".", 1)[1]
-    if text is None:
-        return False, _gone(gid)
-    if not text:
-        return False, "尚未作答。"
-    exercise = q.exercise(v)
-    if isinstance(exercise.expected, str):
-        value = read_choice(text)
-    else:
-        try:
-            value = parse_numbers(text)
-        except ValueError as err:
-            return False, f"没读懂这个答案：{_cut(err)}（答案单元格里直接写数，比如 5 或 -3, -1, 1, 3）"
-    verdict = grade(exercise, value)
-    return verdict.ok, _strip(verdict.first or verdict.message)
-
-
-class _Replay:
-    """Stands in for the student's function: answers case i with what it did on case i in the sandbox. (An object,
-    not a function, so judge_function finds no line of this file to blame.)"""
-
-    def __init__(self, records: list[dict], timed_out: bool):
-        self.records, self.timed_out, self.i = records, timed_out, 0
-
-    def __call__(self, *args, **kwargs):
-        record = self.records[self.i] if self.i < len(self.records) else None
-        self.i += 1
-        if record is None:
-            if self.timed_out:
-                raise code_exercises._TimeUp
-            raise type("运行中断", (Exception,), {})(
-                "没有返回结果：程序退出或崩溃了（比如调用了 os._exit，或者内存用完了）"
-            )
-        kind = record["type"]
-        value = record.get("value")
-        if kind == "array" and isinstance(value, list | float | int):
-            try:
-                return np.asarray(value, dtype=np.float64)
-            except (TypeError, ValueError):
-                pass
-        if kind == "none":
-            return None
-        if kind == "bool":
-            return bool(value)
-        if kind == "bools":
-            return np.zeros(record.get("shape") or (), dtype=bool) if _shape_ok(record.get("shape")) else True
-        if kind == "str":
-            return _cut(value if isinstance(value, str) else "", 40)
-        if kind == "ragged":
-            return [[0.0, 0.0], [0.0]]
-        if kind == "timeout":
-            raise code_exercises._TimeUp
-        if kind == "error":
-            return self._raise(record)
-        name = record.get("name") if isinstance(record.get("name"), str) else "object"
-        return type(_identifier(name), (), {})()
-
-    @staticmethod
-    def _raise(record: dict):
-        name = _identifier(str(record.get("ename", "Exception")))
-        line = record.get("line")
-        where = f"（你的函数第 {line} 行）" if isinstance(line, int) and 0 < line < 100_000 else ""
-        text = _cut(record.get("evalue", ""), 200) + where
-        if name == "SystemExit":
-            raise SystemExit(text)
-        raise type(name, (Exception,), {})(text)
-
-
-def _shape_ok(shape) -> bool:
-    return isinstance(shape, list) and len(shape) <= 4 and all(isinstance(n, int) and 0 <= n <= 1000 for n in shape)
-
-
-def _identifier(name: str) -> str:
-    name = name[:40]
-    return name if name.isidentifier() else "Exception"
-
-
-_CELL_WORDS = {
-    "timeout": "运行这个单元格超过了时间上限，被停下了（是不是有死循环？），函数没能测试。",
-    "missing": "单元格运行完了，但没有定义函数 `{name}`。",
-}
-ALONE = "批改时这个单元格单独运行（在它之前只有锁定的「你的数」），只能用 Python 和 numpy。"
-FORBIDDEN = "函数调用了 lnlib：这道题要自己写 LayerNorm，lnlib 的函数就是答案本身，批改时不能用，这一题记 0 分。"
-
-
-def _uses_lnlib(record: dict) -> bool:
-    """The runner refused an lnlib function, or the code imported a part of lnlib (which is not there)."""
-    if record.get("type") == "forbidden":
-        return True
-    named = str(record.get("ename", "")) in ("ModuleNotFoundError", "ImportError")
-    return record.get("type") == "error" and named and "lnlib" in str(record.get("evalue", ""))
-
-
-def _judge_function(q, v, run: FunctionRun) -> tuple[bool, str]:
-    if run.early:
-        return False, run.early
-    cell = run.cell
-    kind = cell.get("type")
-    if not cell or (run.flooded and len(run.cases) < len(q.cases(v))):
-        if run.flooded:
-            return False, "输出太多了（超过 2 MB 的上限），单元格被停下了，函数没能测试完。"
-        if run.timed_out:
-            return False, "运行这个单元格超过了时间上限，被停下了（是不是有死循环？），函数没能测试。"
-        return False, "运行这个单元格时程序退出或崩溃了（比如调用了 exit，或者内存用完了），函数没能测试。"
-    if any(_uses_lnlib(r) for r in [cell, *run.cases]):
-        return False, FORBIDDEN
-    if kind == "syntax":
-        err = SyntaxError(str(cell.get("msg", "")))
-        line = cell.get("line")
-        where = f"单元格第 {line} 行" if isinstance(line, int) and line > 0 else "代码里"
-        return False, f"代码还不能运行：{where}有语法错误：{syntax_text(err)}。"
-    if kind == "error":
-        line = cell.get("line")
-        where = f"（单元格第 {line} 行）" if isinstance(line, int) and 0 < line < 100_000 else ""
-        ename = _identifier(str(cell.get("ename", "")))
-        text = f"运行这个单元格时出错了{where}：{ename}: {_cut(cell.get('evalue', ''))}"
-        if ename in ("ModuleNotFoundError", "ImportError", "NameError"):
-            text += "\n  " + ALONE + "用到的 import、变量和辅助函数都要写在同一个单元格里。"
-        return False, text
-    if kind in _CELL_WORDS:
-        return False, _CELL_WORDS[kind].format(name=q.name)
-    if kind != "ok":
-        return False, "批改时没有读到这个函数的结果。"
-    verdict = judge_function(q.code_exercise, _Replay(run.cases, run.timed_out), cases=q.cases(v))
-    return verdict.ok, _strip(verdict.first or verdict.message)
-
-
-def judge(handed: Handed) -> Result:
+def verdicts(handed: Handed) -> Result:
     a, result = handed.a, Result()
     result.lines.append(f"\n## {a.title}\n")
     if handed.problem:
@@ -346,9 +175,9 @@ def judge(handed: Handed) -> Result:
     for q in a.questions:
         try:
             if q.cases is None:
-                ok, text = _judge_answer(q, handed.v, handed.answers.get(q.key))
+                ok, text = judge.judge_answer(q, handed.v, handed.answers.get(q.key))
             else:
-                ok, text = _judge_function(q, handed.v, handed.functions[q.key])
+                ok, text = judge.judge_function_run(q, handed.v, handed.functions[q.key])
         except Exception as err:  # noqa: BLE001 - a fault of the grader costs this question only, and is named
             print(f"grading {q.key} failed: {type(err).__name__}: {err}", file=sys.stderr)
             ok, text = False, "批改程序在这一题上出错了，请老师检查这一题。"
@@ -424,7 +253,7 @@ def grade_folder(
     rows, feedback = {}, {}
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for n, (student, (handed, seconds)) in enumerate(zip(students, pool.map(run, students), strict=True), 1):
-            results = [judge(h) for h in handed]  # here, in the main thread (judge_function's time limit)
+            results = [verdicts(h) for h in handed]  # here, in the main thread (judge_function's time limit)
             rows[student] = {k: p for r in results for k, p in r.points.items()}
             feedback[student] = [line for r in results for line in r.lines]
             total = sum(rows[student].get(k, 0) for k in keys)
