@@ -192,11 +192,22 @@ pdf: $(STAMP)
 # refuses; UNSAFE=1 grades without the sandbox (trusted work only; the sheet and the feedback say so).
 NOTEBOOKS ?= 03 07
 ROSTER ?= assignments/roster-example.txt
+# On a JupyterHub with nbgrader's exchange (the guide's 5. 收回): `make release-exchange` puts every student's copy in
+# EXCHANGE as the assignment hw03-<id>; after the students submitted, `make collect` copies each student's own latest
+# submission to build/submissions (then: make grade SUBMISSIONS=build/submissions).
+EXCHANGE ?= /srv/nbgrader/exchange
+COURSE ?= lnlib
 CELL_TIMEOUT ?= 10
 GRADE_JOBS ?= 2
-.PHONY: assignments grade
+.PHONY: assignments grade release-exchange collect
 assignments: $(STAMP)
 	$(BIN)/python -m tools.assignments --notebooks $(NOTEBOOKS) --roster $(ROSTER) --out build/assignments
+
+release-exchange: $(STAMP)
+	$(BIN)/python -m tools.exchange release --exchange $(EXCHANGE) --course $(COURSE) --assignments build/assignments
+
+collect: $(STAMP)
+	$(BIN)/python -m tools.exchange collect --exchange $(EXCHANGE) --course $(COURSE) --assignments build/assignments --out build/submissions
 
 grade: $(STAMP)
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make grade: say where the submissions are: make grade SUBMISSIONS=dir" >&2; exit 2; fi
