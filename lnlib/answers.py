@@ -99,8 +99,12 @@ def _assignment_answer(name: str, text: str) -> None:
         from .grading import show_array
 
         shown = show_array(parse_numbers(text), 6)
-    except Exception:  # noqa: BLE001 - not numbers: a word answer
-        shown = f"「{read_choice(text)[:80]}」"
+    except Exception:  # noqa: BLE001 - not numbers: a word answer (or a formula, which is not read)
+        print(
+            f"读到的答案（文字）：「{read_choice(text)[:80]}」（作业题：这里不判对错）。"
+            "如果这一题要的是数，请直接写数（比如 5.25 或 1, 2, 3），算式不会被计算。"
+        )
+        return
     print(f"读到的答案：{shown}（作业题：这里不判对错，交上去以后按读到的这个批改）")
 
 

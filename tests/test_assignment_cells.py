@@ -33,10 +33,13 @@ def _fresh(monkeypatch):
 def test_an_assignment_answer_is_read_back_not_judged(capsys):
     answers.answer_cell("hw03.mean", "# 在下面一行写你的答案（一个数）\n５．２５\n")
     answers.answer_cell("hw07.predict", '"「不变」"')
+    answers.answer_cell("hw03.mean", "np.mean(x)")
     out = capsys.readouterr().out.splitlines()
+    words = "（作业题：这里不判对错）。如果这一题要的是数，请直接写数（比如 5.25 或 1, 2, 3），算式不会被计算。"
     assert out == [
         "读到的答案：5.25（作业题：这里不判对错，交上去以后按读到的这个批改）",
-        "读到的答案：「不变」（作业题：这里不判对错，交上去以后按读到的这个批改）",
+        "读到的答案（文字）：「不变」" + words,
+        "读到的答案（文字）：「np.mean(x)」" + words,
     ]
 
 
