@@ -191,19 +191,32 @@ pdf: $(STAMP)
 # ROSTER, a student release in build/assignments/release/<id>/ and the teacher's material (source notebooks with the
 # answers, the manifest) in build/assignments/; each student's numbers come from the id and the teacher's secret
 # ($$LNLIB_GRADING_SECRET, else ~/.config/lnlib-grading/secret, made on first use).
-# `make grade SUBMISSIONS=dir` runs every returned notebook in its own kernel (CELL_TIMEOUT seconds per cell,
-# GRADE_JOBS at once) and writes build/grades/grades.csv and build/grades/feedback/<id>.md.
+# `make grade SUBMISSIONS=dir` reads every returned notebook (typed answers judged without running anything), runs
+# each function cell alone in a bubblewrap sandbox (CELL_TIMEOUT seconds for the cell, 5 s per test call, GRADE_JOBS
+# students at once) and writes build/grades/grades.csv and build/grades/feedback/<id>.md. Without bubblewrap it
+# refuses; UNSAFE=1 grades without the sandbox (trusted work only; the sheet and the feedback say so).
 NOTEBOOKS ?= 03 07
 ROSTER ?= assignments/roster-example.txt
+# On a JupyterHub with nbgrader's exchange (the guide's 5. 收回): `make release-exchange` puts every student's copy in
+# EXCHANGE as the assignment hw03-<id>; after the students submitted, `make collect` copies each student's own latest
+# submission to build/submissions (then: make grade SUBMISSIONS=build/submissions).
+EXCHANGE ?= /srv/nbgrader/exchange
+COURSE ?= lnlib
 CELL_TIMEOUT ?= 10
 GRADE_JOBS ?= 2
-.PHONY: assignments grade
+.PHONY: assignments grade release-exchange collect
 assignments: $(STAMP)
 	$(BIN)/python -m tools.assignments --notebooks $(NOTEBOOKS) --roster $(ROSTER) --out build/assignments
 
+release-exchange: $(STAMP)
+	$(BIN)/python -m tools.exchange release --exchange $(EXCHANGE) --course $(COURSE) --assignments build/assignments
+
+collect: $(STAMP)
+	$(BIN)/python -m tools.exchange collect --exchange $(EXCHANGE) --course $(COURSE) --assignments build/assignments --out build/submissions
+
 grade: $(STAMP)
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make grade: say where the submissions are: make grade SUBMISSIONS=dir" >&2; exit 2; fi
-	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT) --jobs $(GRADE_JOBS)
+	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT) --jobs $(GRADE_JOBS) $(if $(UNSAFE),--unsafe-no-sandbox)
 
 clean:
 	rm -rf $(VENV) build

@@ -1,10 +1,11 @@
 """Graded assignments: the teacher's material, never part of the student's package `lnlib`.
 
 Each module `hwNN.py` holds one assignment built on course notebook NN: its title, how a student's numbers are drawn
-(`variant(rng)`), the cells of the notebook and its questions. A `Question` knows its points, the variable (or
-function) the student fills in, the worked solution (only in the teacher's source notebook) and how to judge an
-answer: `exercise(v)` returns an `lnlib.grading.Exercise` (numbers, choices) or, for a function, `cases(v)` gives the
-student's own inputs and the grader calls `lnlib.code_exercises.judge_function` on them.
+(`variant(rng)`), the cells of the notebook and its questions. A `Question` knows its points, its answer cell (the
+course's own: `%%answer hwNN.name` for a typed answer, `%%code_exercise hwNN.name` for a function), the worked
+solution (only in the teacher's source notebook) and how to judge an answer: `exercise(v)` returns an
+`lnlib.grading.Exercise` (numbers, choices) or, for a function, `cases(v)` gives the student's own inputs and the
+grader calls `lnlib.code_exercises.judge_function` on what the function returned for them.
 
 A student's numbers come from an HMAC of the student id with the teacher's secret (`secret()`), so neither the
 repository nor a student release holds any student's answer; the expected values are computed at grading time from
@@ -37,9 +38,9 @@ class Question:
     key: str  # "03.mean": assignment number and short name (a column of the grade sheet)
     points: int
     prompt: str | Callable[[dict], str]  # markdown, Chinese (a function of the variant when it shows numbers)
-    name: str  # the variable (or function) the student defines
-    stub: str  # what the answer cell holds before the solution (the student sees it)
-    solution: Callable[[dict], str]  # the worked answer as code (teacher's source only)
+    name: str  # the function the student defines; for an answer cell, a short name (manifest)
+    stub: str  # what the answer cell holds under its first line before the solution (the student sees it)
+    solution: Callable[[dict], str]  # the worked answer as typed (or the function's code); teacher's source only
     exercise: Callable[[dict], object] | None = None  # v -> lnlib.grading.Exercise
     cases: Callable[[dict], list] | None = None  # v -> [lnlib.code_exercises.Case], for a function
     code_exercise: str = ""  # the lnlib code exercise whose reference and wrong ways judge the function

@@ -44,9 +44,10 @@ def _intro(v: dict) -> str:
     return (
         "# 作业 03：亲手算一行 LayerNorm\n\n"
         "这份作业用的是**你自己的一行数**（每位同学的数都不一样），对应课程第 3 篇（手算一行）。\n"
-        "在每个答案单元格里把 `None` 换成你的答案，运行它；全部做完后保存并提交这个 notebook。\n\n"
-        "- 不需要也请不要修改锁定的单元格（它们会在批改时按原样恢复）。\n"
-        "- 小数保留三位即可；列表写成 `[1.0, 2.0, 3.0, 4.0]`。\n"
+        "答案单元格和课程里的一样：在 `%%answer` 那一行下面直接写答案，运行它，看看读到的是不是你想写的；"
+        "全部做完后保存并提交这个 notebook。\n\n"
+        "- 不需要也请不要修改锁定的单元格（批改只看你的答案单元格）。\n"
+        "- 小数保留三位即可；几个数写成 `1.5, -0.5, 2, 0`（逗号、顿号、空格都行，方括号可有可无）。\n"
         "- 可以用 Python 帮你算，但最后一题要你**诊断**一个错误，只会调用函数是答不出来的。"
     )
 
@@ -107,13 +108,13 @@ def _prompt_diagnose(v: dict) -> str:
     options = "\n".join(f"- **{k}**：{why}" for k, why in _WAYS.items())
     return (
         f"**第 4 题（诊断）** 一位同学算你这一行的方差，得到了 **{show_number(wrong)}**。"
-        f"他错在哪里？把字母（a、b、c 或 d）写进 `diagnosis`。\n\n{options}"
+        f"他错在哪里？在答案单元格里写一个字母（a、b、c 或 d）。\n\n{options}"
     )
 
 
 def _xhat_solution(v: dict) -> str:
     x = v["x"]
-    return f"xhat = {show_array((x - mean(x)) / np.sqrt(variance(x)), 6)}"
+    return show_array((x - mean(x)) / np.sqrt(variance(x)), 6)
 
 
 ASSIGNMENT = Assignment(
@@ -129,8 +130,8 @@ ASSIGNMENT = Assignment(
             1,
             "**第 1 题** 你这一行 `x` 的均值 μ 是多少？",
             "mu",
-            "mu = None  # 把 None 换成你的答案（一个数）",
-            lambda v: f"mu = {show_number(mean(v['x']), 8)}",
+            "# 在下面一行写你的答案（一个数）",
+            lambda v: show_number(mean(v["x"]), 8),
             exercise=_mean_ex,
         ),
         Question(
@@ -138,8 +139,8 @@ ASSIGNMENT = Assignment(
             1,
             "**第 2 题** 这一行的方差 σ²（LayerNorm 的方差，除以 d）是多少？",
             "var",
-            "var = None  # 把 None 换成你的答案（一个数）",
-            lambda v: f"var = {show_number(variance(v['x']), 8)}",
+            "# 在下面一行写你的答案（一个数）",
+            lambda v: show_number(variance(v["x"]), 8),
             exercise=_var_ex,
         ),
         Question(
@@ -147,7 +148,7 @@ ASSIGNMENT = Assignment(
             1,
             "**第 3 题** 这一行归一化以后的 x̂（ε = 0，四个数，保留三位小数）是多少？",
             "xhat",
-            "xhat = None  # 把 None 换成你的答案（四个数的列表）",
+            "# 在下面一行写你的答案（四个数，用逗号隔开）",
             _xhat_solution,
             exercise=_xhat_ex,
         ),
@@ -156,8 +157,8 @@ ASSIGNMENT = Assignment(
             1,
             _prompt_diagnose,
             "diagnosis",
-            'diagnosis = None  # 把 None 换成 "a"、"b"、"c" 或 "d"',
-            lambda v: f'diagnosis = "{v["way"]}"',
+            "# 在下面一行写一个字母：a、b、c 或 d",
+            lambda v: v["way"],
             exercise=_diagnose_ex,
         ),
     ),

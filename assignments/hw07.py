@@ -48,9 +48,12 @@ def _intro(v: dict) -> str:
     return (
         "# 作业 07：完整的 LayerNorm 公式\n\n"
         "这份作业对应课程第 7 篇（完整公式），用的是**你自己的数**（每位同学的都不一样）。\n"
-        "在答案单元格里把 `None`（或 `...`）换成你的答案，运行它；全部做完后保存并提交这个 notebook。\n\n"
-        "- 锁定的单元格请不要修改（批改时会按原样恢复）。\n"
+        "答案单元格和课程里的一样：`%%answer` 那一行下面直接写答案，`%%code_exercise` 单元格里写函数；"
+        "运行它，看看读到的是不是你想写的；全部做完后保存并提交这个 notebook。\n\n"
+        "- 锁定的单元格请不要修改（批改只看你的答案单元格）。\n"
         "- 第 1 题的函数会在批改时用另外几组输入测试：常数行、很大的偏移、(B, T, d) 的批量。"
+        "批改时这个单元格**单独运行**，只能用 Python 和 numpy：用到的 import 和辅助函数都写在同一个单元格里，"
+        "不能调用 lnlib（`lnlib.layer_norm` 就是这道题的答案本身）。"
     )
 
 
@@ -131,7 +134,7 @@ def _predict_ex(v: dict) -> Exercise:
 def _predict_prompt(v: dict) -> str:
     return (
         f"**第 4 题（预测）** 把你的 `x` 整行换成 `{show_number(v['scale'])} * x + {show_number(v['shift'])}`，"
-        'γ、β 不变（ε 忽略不计）。`y` 会变吗？在 `prediction` 里写 `"不变"` 或 `"会变"`。'
+        "γ、β 不变（ε 忽略不计）。`y` 会变吗？在答案单元格里写「不变」或「会变」。"
         "先想清楚再运行代码验证。"
     )
 
@@ -160,8 +163,8 @@ ASSIGNMENT = Assignment(
             1,
             "**第 2 题** 用你的 `x`、`gamma`、`beta` 算 y = γ ⊙ x̂ + β（ε = 0，四个数，保留三位小数）。",
             "y",
-            "y = None  # 把 None 换成你的答案（四个数的列表）",
-            lambda v: f"y = {show_array(_y(v), 6)}",
+            "# 在下面一行写你的答案（四个数，用逗号隔开）",
+            lambda v: show_array(_y(v), 6),
             exercise=_y_ex,
         ),
         Question(
@@ -169,8 +172,8 @@ ASSIGNMENT = Assignment(
             1,
             lambda v: f"**第 3 题** 一个形状为 `{tuple(v['shape'])}` 的输入按最后一维做 LayerNorm，μ 的形状是什么？",
             "shape_mu",
-            "shape_mu = None  # 把 None 换成形状，比如 [2, 3]",
-            lambda v: f"shape_mu = {v['shape'][:2]}",
+            "# 在下面一行写形状，比如 [2, 3]",
+            lambda v: str(v["shape"][:2]),
             exercise=_shape_ex,
         ),
         Question(
@@ -178,8 +181,8 @@ ASSIGNMENT = Assignment(
             1,
             _predict_prompt,
             "prediction",
-            'prediction = None  # 把 None 换成 "不变" 或 "会变"',
-            lambda v: f'prediction = "{"不变" if v["scale"] > 0 else "会变"}"',
+            "# 在下面一行写：不变 或 会变",
+            lambda v: "不变" if v["scale"] > 0 else "会变",
             exercise=_predict_ex,
         ),
     ),

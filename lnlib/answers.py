@@ -21,6 +21,11 @@ kernel, or answered it right before) it shows what a plain cell would show, afte
 Before that the body still runs, so every later cell finds its names, but its output is dropped and the cell only
 says to answer first. `LNLIB_REVEAL=all` opens every reveal (the maintainer's view: stored outputs, nbval).
 
+A graded assignment's cells name their question `hwNN.name` (`%%answer hw03.mean`, `%%code_exercise
+hw07.layer_norm`): the assignment holds no answer, so these cells judge nothing; they show how the answer was read (or
+define the function) and remember, in this kernel, which questions have an answer (`assignment_missing`, the
+assignment's pre-submit check). A stub — an empty body, a function whose body is only `...` — is unanswered.
+
 Importing lnlib inside IPython registers the three magics (`register`); `%load_ext lnlib` does it explicitly.
 """
 
@@ -29,29 +34,112 @@ from __future__ import annotations
 import ast
 import linecache
 import os
+import re
 import sys
 import types
 
 from . import _record, code_exercises, exercises
 from .text_input import parse_numbers
 
-__all__ = ["answer_cell", "code_exercise_cell", "read_answer", "register", "reveal_cell", "reveal_is_open"]
+__all__ = [
+    "assignment_missing",
+    "answer_cell",
+    "body_text",
+    "code_exercise_cell",
+    "is_stub",
+    "read_answer",
+    "read_choice",
+    "register",
+    "reveal_cell",
+    "reveal_is_open",
+]
 
 UNANSWERED = "还没有作答"
 _QUOTES = "\"'“”‘’「」『』"
+ASSIGNMENT_NAME = re.compile(r"^hw\d{2}\.[A-Za-z_][A-Za-z0-9_]*$")
+_ANSWERED: dict[str, bool] = {}  # assignment question -> answered, in this kernel
 
 
-def _body(cell: str) -> str:
+def body_text(cell: str) -> str:
     """The cell without its comment lines (`# …`) and surrounding blank space."""
     return "\n".join(line for line in cell.splitlines() if not line.lstrip().startswith("#")).strip()
+
+
+def read_choice(text: str) -> str:
+    """A typed word answer as the course reads it: spaces collapsed, quotes of any kind (「」 too) taken off."""
+    return " ".join(text.split()).strip(_QUOTES).strip()
 
 
 def read_answer(name: str, text: str):
     """The value `lnlib.check(name, …)` gets for the typed `text`: a str for a choice question, else a float64
     array. Raises ValueError with a Chinese message when a number was asked for and the text holds none."""
     if isinstance(exercises.EXERCISES[name].expected, str):
-        return " ".join(text.split()).strip(_QUOTES).strip()
+        return read_choice(text)
     return parse_numbers(text)
+
+
+def is_stub(fn_def: ast.FunctionDef) -> bool:
+    """A function whose body is only a docstring, `...` or `pass`: the placeholder of an answer cell."""
+    for stmt in fn_def.body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            if stmt.value.value is Ellipsis or isinstance(stmt.value.value, str):
+                continue
+        return False
+    return True
+
+
+def _assignment_answer(name: str, text: str) -> None:
+    _ANSWERED[name] = bool(text)
+    if not text:
+        print(f"{UNANSWERED}：在 %%answer {name} 下面一行写上你的答案，再运行这个单元格。")
+        return
+    try:
+        from .grading import show_array
+
+        shown = show_array(parse_numbers(text), 6)
+    except Exception:  # noqa: BLE001 - not numbers: a word answer (or a formula, which is not read)
+        print(
+            f"读到的答案（文字）：「{read_choice(text)[:80]}」（作业题：这里不判对错）。"
+            "如果这一题要的是数，请直接写数（比如 5.25 或 1, 2, 3），算式不会被计算。"
+        )
+        return
+    print(f"读到的答案：{shown}（作业题：这里不判对错，交上去以后按读到的这个批改）")
+
+
+def _assignment_function(name: str, cell: str, user_ns: dict | None) -> None:
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError as err:
+        _ANSWERED[name] = True
+        where = f"单元格第 {err.lineno + 1} 行" if err.lineno else "代码里"
+        print(f"✗ 这段代码还不能运行（{name}）：{where}有语法错误：{syntax_text(err)}。")
+        return
+    defs = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    _ANSWERED[name] = bool(defs) and not all(is_stub(d) for d in defs)
+    if not _ANSWERED[name]:
+        print(f"{UNANSWERED}：把函数里的 ... 换成你的代码，再运行这个单元格。（{name}）")
+        return
+    ns = user_ns if user_ns is not None else {}
+    try:
+        exec(compile(cell, f"<作业 {name}>", "exec"), ns)  # noqa: S102 - the learner's own code, in their own kernel
+    except Exception as err:  # noqa: BLE001 - report anything the learner's code raises, never stop Run All
+        print(f"✗ 运行这段代码时出错了（{name}）：{type(err).__name__}: {err}")
+        return
+    print(
+        f"已定义 {', '.join(d.name for d in defs)}（作业题：这里不判对错）。批改时这个单元格会单独运行，"
+        "只能用 Python 和 numpy，再用几组新的输入测试你的函数。"
+    )
+
+
+def assignment_missing(names: list[str]) -> None:
+    """The pre-submit check of an assignment: which of `names` have no answer in this kernel (or were not run)."""
+    missing = [n for n in names if not _ANSWERED.get(n)]
+    if missing:
+        print("还没有作答（或者还没有运行那个单元格）：" + "、".join(missing))
+    else:
+        print("每一题都有答案了，可以保存并提交。")
 
 
 def _name(line: str, known, magic: str) -> str | None:
@@ -64,10 +152,13 @@ def _name(line: str, known, magic: str) -> str | None:
 
 def answer_cell(line: str, cell: str) -> None:
     """`%%answer NN.name`: read the body as an answer and check it; print, never raise."""
+    if ASSIGNMENT_NAME.match(line.strip()):
+        _assignment_answer(line.strip(), body_text(cell))
+        return
     name = _name(line, exercises.EXERCISES, "answer")
     if name is None:
         return
-    text = _body(cell)
+    text = body_text(cell)
     if not text:
         print(f"{UNANSWERED}：在 %%answer {name} 下面一行写上你的答案，再运行这个单元格。（{name}）")
         return
@@ -90,10 +181,13 @@ def _functions(ns: dict, filename: str) -> list[types.FunctionType]:
 
 def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> None:
     """`%%code_exercise NN.name`: run the body, hand its function to `lnlib.check_function`; print, never raise."""
+    if ASSIGNMENT_NAME.match(line.strip()):
+        _assignment_function(line.strip(), cell, user_ns)
+        return
     name = _name(line, code_exercises.CODE_EXERCISES, "code_exercise")
     if name is None:
         return
-    if not _body(cell):
+    if not body_text(cell):
         print(f"{UNANSWERED}：在 %%code_exercise {name} 下面写出你的函数，再运行这个单元格。（{name}）")
         return
     signature = getattr(code_exercises.CODE_EXERCISES[name], "signature", "")

@@ -17,35 +17,39 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import answer_cell, type_answer, type_right_answers, typed_numbers
 
 pytest.importorskip("nbgrader", reason="the teacher's extra (requirements-teacher.txt; make test installs it)")
 
 import nbformat  # noqa: E402
 
 import assignments  # noqa: E402
+from lnlib.answers import body_text  # noqa: E402
 from tools import assignments as build_tool  # noqa: E402
 from tools import grade as grade_tool  # noqa: E402
+from tools import sandbox as sandbox_tool  # noqa: E402
 
 SECRET = "test-secret-not-for-real-use"
 ROSTER = ["right", "wrong", "raises", "loop", "wedged", "edited", "deleted", "hacker", "garbage", "empty", "absent"]
-ROSTER += ["copier"]
-HEADER = "student,03.mean,03.variance,03.xhat,03.diagnose,07.layer_norm,07.y,07.shape_mu,07.predict,total"
+ROSTER += ["copier", "typos"]
+HEADER = "student,03.mean,03.variance,03.xhat,03.diagnose,07.layer_norm,07.y,07.shape_mu,07.predict,total,sandbox"
 EXPECTED = {  # written by hand: points per question (03: 1 each; 07.layer_norm: 2, the others 1)
     "absent": "0,0,0,0,0,0,0,0,0",
     "copier": "0,0,0,0,0,0,0,0,0",  # 03 only: hands in the worked notebook of "right", whose numbers are not its own
-    "deleted": "0,0,0,0,2,1,0,1,4",  # 07 only; its data cell restored; the shape_mu cell deleted
-    "edited": "1,1,1,1,0,0,0,0,4",  # 03 only; x edited to [2, 4, 6, 8], restored before the answers use it
+    "deleted": "0,0,0,0,2,1,0,1,4",  # 07 only; its data cell deleted (the grader uses the release's); shape_mu deleted
+    "edited": "1,1,1,1,0,0,0,0,4",  # 03 only; x edited to [2, 4, 6, 8]: the grader uses the student's own row
     "empty": "0,0,0,0,0,0,0,0,0",
     "garbage": "0,0,0,0,0,0,0,0,0",
     "hacker": "0,0,0,0,0,0,0,0,0",
-    "loop": "0,0,0,0,2,0,1,1,4",  # 07 only; the y cell loops forever
-    "raises": "0,1,1,1,0,0,0,0,3",  # 03 only; the mu cell raises
+    "loop": "0,0,0,0,0,1,1,1,3",  # 07 only; the function loops forever
+    "raises": "0,0,0,0,0,1,1,1,3",  # 07 only; the function divides by zero
     "right": "1,1,1,1,2,1,1,1,9",
     "stranger": "0,0,0,0,0,0,0,0,0",  # not on the roster; an empty file
-    "wedged": "1,1,1,0,0,0,0,0,3",  # 03 only; the last answer cell ignores the interrupt: the answers before it count
+    "typos": "1,1,1,1,2,1,1,1,9",  # full-width digits, Chinese commas, 「」 around words, the old `mu = …` form
+    "wedged": "0,0,0,0,0,1,1,1,3",  # 07 only; the function cell ignores the time limit: killed, the rest counts
     "wrong": "0,0,0,0,0,0,0,0,0",
 }
-CELL_TIMEOUT = 5  # generous for one short cell; the looping cell costs exactly this
+CELL_TIMEOUT = 3  # seconds a function cell may run at its top level; each call of the function has 5 s
 
 
 def _variant(student: str, number: str) -> dict:
@@ -53,8 +57,7 @@ def _variant(student: str, number: str) -> dict:
 
 
 def _set(nb, grade_id: str, source: str) -> None:
-    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-    cell.source = source
+    answer_cell(nb, grade_id).source = source
 
 
 def _drop(nb, grade_id: str) -> None:
@@ -67,20 +70,20 @@ def _release(built: Path, student: str, filename: str):
 
 H03, H07 = "hw03-one-row-by-hand.ipynb", "hw07-full-formula.ipynb"
 RIGHT_LN = (
-    "import numpy as np\n\ndef layer_norm(x, gamma, beta, eps=1e-5):\n"
+    "%%code_exercise hw07.layer_norm\nimport numpy as np\n\ndef layer_norm(x, gamma, beta, eps=1e-5):\n"
     "    x = np.asarray(x, dtype=float)\n    mu = x.mean(axis=-1, keepdims=True)\n"
     "    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)\n"
     "    return gamma * (x - mu) / np.sqrt(var + eps) + beta"
 )
-RIGHT_03 = {  # answers as code, from the data cell's x (so a restored x gives the right numbers)
-    "mean": "import numpy as np\nmu = float(np.mean(x))",
-    "variance": "var = float(np.var(x))",
-    "xhat": "xhat = ((np.array(x) - np.mean(x)) / np.std(x)).tolist()",
-}
-RIGHT_07 = {
-    "y": "y = gamma * (x - x.mean()) / x.std() + beta",
-    "predict": None,  # filled per student
-}
+
+
+def _right_03(nb, student: str) -> None:
+    type_right_answers(nb, _variant(student, "03"))
+
+
+def _right_07(nb, student: str) -> None:
+    _set(nb, "layer_norm", RIGHT_LN)
+    type_right_answers(nb7=nb, v7=_variant(student, "07"))
 
 
 def _write(nb, path: Path) -> None:
@@ -96,10 +99,10 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
     v3, v7 = _variant("wrong", "03"), _variant("wrong", "07")
     x = v3["x"]
     nb = _release(built, "wrong", H03)
-    _set(nb, "mean", f"mu = {float(x.sum())}")  # forgot to divide by d
-    _set(nb, "variance", f"var = {float(np.var(x, ddof=1))!r}")  # ÷ (d − 1)
-    _set(nb, "xhat", f"xhat = {((x - x.mean()) / np.var(x)).tolist()!r}")  # forgot the square root
-    _set(nb, "diagnose", f"diagnosis = {'b' if v3['way'] != 'b' else 'a'!r}")
+    type_answer(nb, "mean", typed_numbers(x.sum()))  # forgot to divide by d
+    type_answer(nb, "variance", typed_numbers(np.var(x, ddof=1)))  # ÷ (d − 1)
+    type_answer(nb, "xhat", typed_numbers((x - x.mean()) / np.var(x)))  # forgot the square root
+    type_answer(nb, "diagnose", "b" if v3["way"] != "b" else "a")
     _write(nb, folder / "wrong" / H03)
     nb = _release(built, "wrong", H07)
     _set(
@@ -107,54 +110,84 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
         "layer_norm",
         RIGHT_LN.replace("((x - mu) ** 2).mean(axis=-1, keepdims=True)", "x.var(axis=-1, ddof=1, keepdims=True)"),
     )
-    _set(nb, "y", "y = (gamma * (x - x.mean()) / x.std()).tolist()")  # forgot β
-    _set(nb, "shape_mu", f"shape_mu = {v7['shape']}")  # the input's own shape
-    _set(nb, "predict", f"prediction = {'会变' if v7['scale'] > 0 else '不变'!r}")
+    xs = v7["x"]
+    type_answer(nb, "y", typed_numbers(v7["gamma"] * (xs - xs.mean()) / xs.std()))  # forgot β
+    type_answer(nb, "shape_mu", str(v7["shape"]))  # the input's own shape
+    type_answer(nb, "predict", "会变" if v7["scale"] > 0 else "不变")
     _write(nb, folder / "wrong" / H07)
-    # a cell that raises: only that answer is lost
-    nb = nbformat.read(built / "source" / "raises" / H03, as_version=4)
-    _set(nb, "mean", "mu = 1 / 0")
-    _write(nb, folder / "raises" / H03)
-    # an infinite loop in one answer cell
-    nb = nbformat.read(built / "source" / "loop" / H07, as_version=4)
-    _set(nb, "y", "while True:\n    pass")
+    # a function that raises: only that question is lost, the line named
+    nb = _release(built, "raises", H07)
+    _right_07(nb, "raises")
+    _set(nb, "layer_norm", RIGHT_LN.replace("    x = np.asarray", "    t = 1 / 0\n    x = np.asarray"))
+    _write(nb, folder / "raises" / H07)
+    # a function that loops forever
+    nb = _release(built, "loop", H07)
+    _right_07(nb, "loop")
+    _set(nb, "layer_norm", RIGHT_LN.replace("    x = np.asarray", "    while True:\n        pass\n    x = np.asarray"))
     _write(nb, folder / "loop" / H07)
-    # a loop that ignores the interrupt: the kernel is given up, the answers read before it still count
-    nb = nbformat.read(built / "source" / "wedged" / H03, as_version=4)
-    _set(nb, "diagnose", "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")
-    _write(nb, folder / "wedged" / H03)
+    # a function cell that ignores the time limit at its top level: killed at its deadline
+    nb = _release(built, "wedged", H07)
+    _right_07(nb, "wedged")
+    _set(
+        nb,
+        "layer_norm",
+        RIGHT_LN + "\nimport signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass",
+    )
+    _write(nb, folder / "wedged" / H07)
     # the locked data cell edited (the formative row of notebook 03) and the end check deleted
     nb = _release(built, "edited", H03)
     _set(nb, "03-data", "x = [2, 4, 6, 8]")
-    for gid, src in RIGHT_03.items():
-        _set(nb, gid, src)
-    _set(nb, "diagnose", f"diagnosis = {_variant('edited', '03')['way']!r}")
+    _right_03(nb, "edited")
     _drop(nb, "03-check")
     _write(nb, folder / "edited" / H03)
-    # the data cell deleted (restored), an answer cell deleted (0 for it)
-    v = _variant("deleted", "07")
+    # the data cell deleted, an answer cell deleted (0 for it)
     nb = _release(built, "deleted", H07)
-    _set(nb, "layer_norm", RIGHT_LN)
-    _set(nb, "y", RIGHT_07["y"])
-    _set(nb, "predict", f"prediction = {'不变' if v['scale'] > 0 else '会变'!r}")
-    _set(nb, "shape_mu", f"shape_mu = {v['shape'][:2]}")
+    _right_07(nb, "deleted")
     _drop(nb, "07-data")
     _drop(nb, "shape_mu")
     _write(nb, folder / "deleted" / H07)
-    # redefines check and lnlib, tries to write the grade sheet; its answers are wrong
+    # redefines check and lnlib, writes the grade sheet, reads the secret (in cells that never run, and in its
+    # function, which runs sealed off); its answers are wrong
     nb = _release(built, "hacker", H07)
-    hack = nbformat.v4.new_code_cell(
+    hack = (
         "import lnlib, builtins\n"
         "def check(*args, **kwargs):\n    print('✓ 正确！')\n    return True\n"
         "lnlib.check = lnlib.check_function = builtins.check = check\n"
         f"open({str(out / 'grades.csv')!r}, 'w').write('hacker,9,9,9,9,9,9,9,9,99\\n')"
     )
-    nb.cells.insert(0, hack)
-    _set(nb, "y", "y = [0, 0, 0, 0]\ncheck('07.y', y)")
-    _set(nb, "predict", f"import os\nprediction = os.environ.get({assignments.SECRET_ENV!r}, 'no secret here')")
+    nb.cells.insert(0, nbformat.v4.new_code_cell(hack))
+    _set(
+        nb,
+        "layer_norm",
+        "%%code_exercise hw07.layer_norm\nimport os\n"
+        "def layer_norm(x, gamma, beta, eps=1e-5):\n"
+        f"    return os.environ.get({assignments.SECRET_ENV!r}, 'no secret')\n"
+        + hack.replace(
+            "import lnlib, builtins", "import builtins\ntry:\n    import lnlib\nexcept Exception:\n    pass"
+        ),
+    )
+    type_answer(nb, "y", "0, 0, 0, 0")
+    type_answer(nb, "predict", "✓ 正确！")
     _write(nb, folder / "hacker" / H07)
-    # a classmate's worked notebook handed in as one's own: the data cell is put back, the numbers no longer fit
+    # a classmate's worked notebook handed in as one's own: the numbers are the classmate's, not its own
     _write(nbformat.read(built / "source" / "right" / H03, as_version=4), folder / "copier" / H03)
+    # typed as people type: full-width digits, Chinese commas and 顿号, 「」 around a word, the old `name = …` form
+    v3, v7 = _variant("typos", "03"), _variant("typos", "07")
+    nb = _release(built, "typos", H03)
+    _right_03(nb, "typos")
+    full_width = str.maketrans("0123456789.", "０１２３４５６７８９．")
+    type_answer(nb, "mean", typed_numbers(v3["x"].mean()).translate(full_width))
+    type_answer(nb, "variance", f"var = {float(v3['x'].var())!r}")
+    x = v3["x"]
+    type_answer(nb, "xhat", "[" + "，".join(f"{t:.4f}" for t in (x - x.mean()) / x.std()) + "]")
+    type_answer(nb, "diagnose", f'"「{v3["way"]}」"')
+    _write(nb, folder / "typos" / H03)
+    nb = _release(built, "typos", H07)
+    _right_07(nb, "typos")
+    xs = v7["x"]
+    type_answer(nb, "y", "、".join(f"{t:.4f}" for t in v7["gamma"] * (xs - xs.mean()) / xs.std() + v7["beta"]))
+    type_answer(nb, "predict", "「不变」" if v7["scale"] > 0 else "「会变」")
+    _write(nb, folder / "typos" / H07)
     (folder / "stranger").mkdir()
     (folder / "stranger" / H03).write_bytes(b"")
     # not notebooks at all
@@ -162,8 +195,15 @@ def _submissions(built: Path, folder: Path, out: Path) -> None:
     (folder / "garbage" / H03).write_bytes(bytes(range(256)) * 4)
     (folder / "empty").mkdir()
     (folder / "empty" / H07).write_bytes(b"")
-    # not a student folder: skipped, named
+    # not a submission: a file, and a folder with no assignment in it (both skipped and named, no row of zeros)
     (folder / "README.txt").write_text("not a submission", encoding="utf-8")
+    (folder / "misc").mkdir()
+    (folder / "misc" / "notes.txt").write_text("scratch", encoding="utf-8")
+
+
+SANDBOX = grade_tool.Sandbox(grade_tool.RUNNER)
+if SANDBOX.unusable():  # the grading logic is the same; tests/test_grading_hostile.py needs the real sandbox
+    SANDBOX = grade_tool.Sandbox(grade_tool.RUNNER, sealed=False)
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +218,8 @@ def graded(tmp_path_factory):
         folder, out = root / "submissions", root / "grades"
         folder.mkdir()
         _submissions(built, folder, out)
-        skipped = grade_tool.grade_folder(folder, out, built / "autograder" / "manifest.json", CELL_TIMEOUT, 2)
+        manifest = built / "autograder" / "manifest.json"
+        skipped = grade_tool.grade_folder(folder, out, manifest, CELL_TIMEOUT, 2, SANDBOX)
         yield built, out, skipped
     finally:
         os.environ.pop(assignments.SECRET_ENV, None)
@@ -188,11 +229,12 @@ def test_grade_sheet_is_exactly_the_hand_written_one(graded):
     _, out, skipped = graded
     lines = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
     assert lines[0] == HEADER
-    assert lines[1:] == [f"{s},{EXPECTED[s]}" for s in sorted(EXPECTED)]
+    mode = grade_tool.SEALED if SANDBOX.sealed else grade_tool.UNSEALED
+    assert lines[1:] == [f"{s},{EXPECTED[s]},{mode}" for s in sorted(EXPECTED)]
     for s, row in EXPECTED.items():  # the hand-written totals add up
         *points, total = map(int, row.split(","))
         assert sum(points) == total, s
-    assert skipped == ["README.txt"]
+    assert skipped == ["README.txt", "misc"]
 
 
 def _feedback(out: Path, student: str) -> str:
@@ -217,9 +259,9 @@ def test_feedback_names_the_mistakes(graded):
 
 def test_hostile_submissions_are_graded_and_explained(graded):
     _, out, _ = graded
-    assert "ZeroDivisionError" in _feedback(out, "raises")
-    assert f"运行超过 {CELL_TIMEOUT} 秒，被中断了" in _feedback(out, "loop")
-    assert "内核不响应中断" in _feedback(out, "wedged")
+    assert "ZeroDivisionError: division by zero（你的函数第 2 行）" in _feedback(out, "raises")
+    assert "函数运行了 5 秒还没结束" in _feedback(out, "loop")
+    assert "运行这个单元格超过了时间上限" in _feedback(out, "wedged")
     assert "`03-data` 被改动过" in _feedback(out, "edited") and "`03-check` 被删除了" in _feedback(out, "edited")
     assert "`07-data` 被删除了" in _feedback(out, "deleted") and "答案单元格 `shape_mu` 不见了" in _feedback(
         out, "deleted"
@@ -231,9 +273,16 @@ def test_hostile_submissions_are_graded_and_explained(graded):
     assert "不在名单上" in _feedback(out, "stranger") and "不在名单上" not in _feedback(out, "copier")
     with open(out / "grades.csv", encoding="utf-8") as f:
         hacker = next(r for r in csv.reader(f) if r[0] == "hacker")
-    assert hacker[-1] == "0"
+    assert hacker[-2] == "0"
     hacked = _feedback(out, "hacker")
-    assert "「no secret here」" in hacked and SECRET not in hacked  # the kernel's environment holds no secret
+    assert "FileNotFoundError" in hacked and SECRET not in hacked  # the grade sheet is not there to be written
+
+
+def test_typed_answers_are_read_as_the_course_reads_them(graded):
+    """Full-width digits, Chinese commas and 顿号, 「」 around a word (G5) and the old `var = …` form all count."""
+    _, out, _ = graded
+    typos = _feedback(out, "typos")
+    assert "总分：9 / 9" in typos and "✗" not in typos, typos
 
 
 def _answers(student: str) -> list[str]:
@@ -283,13 +332,15 @@ def test_release_and_source_are_valid_nbgrader_notebooks(graded):
     nb = _release(built, "right", H03)
     answers = [c for c in nb.cells if c.metadata["nbgrader"]["solution"]]
     assert [c.metadata["nbgrader"]["grade_id"] for c in answers] == ["mean", "variance", "xhat", "diagnose"]
-    assert all(c.source.endswith(build_tool.CODE_STUB) for c in answers)
+    assert all(c.source.startswith(f"%%answer hw03.{c.metadata['nbgrader']['grade_id']}\n") for c in answers)
+    assert all(body_text(c.source.split("\n", 1)[1]) == "" for c in answers)  # nothing typed yet, no `...`
     assert all(c.metadata.get("editable") is False for c in nb.cells if c not in answers)
 
 
 def test_the_teacher_folder_is_not_importable_by_a_student(tmp_path):
     code = "import importlib.util, sys; sys.exit(importlib.util.find_spec('assignments') is not None)"
-    assert subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=False).returncode == 0
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    assert subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, check=False).returncode == 0
 
 
 def test_numbers_differ_per_student_and_from_the_lessons():
@@ -309,3 +360,45 @@ def test_bad_roster_and_missing_secret_are_clear_errors(tmp_path, monkeypatch):
     monkeypatch.setenv(assignments.SECRET_FILE_ENV, str(tmp_path / "none"))
     with pytest.raises(RuntimeError, match="no grading secret"):
         assignments.secret()
+
+
+def test_without_a_sandbox_the_grader_refuses_unless_told(graded, tmp_path, monkeypatch, capsys):
+    """No bubblewrap: `python -m tools.grade` stops with the reason and the way out; --unsafe-no-sandbox grades,
+    and the grade sheet and every feedback file say so."""
+    built, _, _ = graded
+    monkeypatch.setenv(assignments.SECRET_ENV, SECRET)
+    monkeypatch.setattr(sandbox_tool.shutil, "which", lambda name: None)
+    folder = tmp_path / "subs"
+    _write(nbformat.read(built / "source" / "right" / H07, as_version=4), folder / "right" / H07)
+    args = [str(folder), "--assignments", str(built), "--out", str(tmp_path / "out")]
+    assert grade_tool.main(args) == 2
+    assert "bubblewrap (bwrap) is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    assert grade_tool.main([*args, "--unsafe-no-sandbox"]) == 0
+    with open(tmp_path / "out" / "grades.csv", encoding="utf-8") as f:
+        rows = {r[0]: r for r in csv.reader(f)}
+    assert rows["right"][-2:] == ["5", grade_tool.UNSEALED]  # 07 in full (5 points), 03 not handed in
+    assert all(r[-1] == grade_tool.UNSEALED for s, r in rows.items() if s != "student")
+    assert grade_tool.UNSAFE_NOTE in (tmp_path / "out" / "feedback" / "right.md").read_text(encoding="utf-8")
+
+
+def test_a_fault_of_the_grader_costs_one_submission_only(graded, tmp_path, monkeypatch):
+    built, _, _ = graded
+    monkeypatch.setenv(assignments.SECRET_ENV, SECRET)
+    folder = tmp_path / "subs"
+    for student in ("right", "edited"):
+        _write(nbformat.read(built / "source" / student / H03, as_version=4), folder / student / H03)
+    real = grade_tool.submission.read
+
+    def read(path):
+        if path.parent.name == "edited":
+            raise KeyError("a bug")
+        return real(path)
+
+    monkeypatch.setattr(grade_tool.submission, "read", read)
+    grade_tool.grade_folder(folder, tmp_path / "out", built / "autograder" / "manifest.json", CELL_TIMEOUT, 1, SANDBOX)
+    with open(tmp_path / "out" / "grades.csv", encoding="utf-8") as f:
+        totals = {r[0]: r[-2] for r in csv.reader(f)}
+    assert totals["right"] == "4" and totals["edited"] == "0"  # 03 in full; 07 handed in by neither
+    edited = (tmp_path / "out" / "feedback" / "edited.md").read_text(encoding="utf-8")
+    assert "批改程序在这份作业上出错了" in edited

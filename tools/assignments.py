@@ -8,8 +8,11 @@ For every assignment (assignments/hwNN.py) and every student id of the roster (o
 - `OUT/release/<student>/<slug>.ipynb`: what the student gets, made from the source by nbgrader's own
   preprocessors (ClearSolutions, LockCells, ComputeChecksums, ClearOutput): no answer, no test, locked data cells;
 - `OUT/autograder/manifest.json`: the roster, the assignments, their questions and points.
-The student's numbers come from the roster id and the teacher's secret (`assignments.secret`), so the same command
-with the same secret rebuilds the same notebooks. Answers are judged later by `python -m tools.grade`.
+The answer cells are the course's own: `%%answer hwNN.name` (the answer typed under it) and `%%code_exercise
+hwNN.name` (a function); lnlib's magics only show what they read there, the check is `python -m tools.grade`.
+The student's numbers come from the roster id and the teacher's secret (`assignments.secret`), and every cell id is
+derived from its nbgrader grade id, so the same command with the same roster and secret rebuilds the same files,
+byte for byte.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from tools import course
 DEFAULT_OUT = course.BUILD / "assignments"
 DEFAULT_ROSTER = course.ROOT / "assignments" / "roster-example.txt"
 CODE_STUB = "...  # 在这里写你的答案"
+DATA_HEAD = "import lnlib  # 让答案单元格（%%answer、%%code_exercise）可以用\n\n"
 KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -52,12 +56,17 @@ def _text(value, v: dict) -> str:
     return value(v) if callable(value) else value
 
 
+def magic_line(q: assignments.Question) -> str:
+    """The first line of a question's answer cell: `%%answer hw03.mean` or `%%code_exercise hw07.layer_norm`."""
+    return f"%%{'answer' if q.cases is None else 'code_exercise'} hw{q.key}"
+
+
 def _answer_source(q: assignments.Question, v: dict) -> str:
     solution = q.solution(v)
     if q.cases is None:
-        return f"{q.stub}\n### BEGIN SOLUTION\n{solution}\n### END SOLUTION"
+        return f"{magic_line(q)}\n{q.stub}\n### BEGIN SOLUTION\n{solution}\n### END SOLUTION"
     body = solution.split("\n", 1)[1]  # the function's body, already indented
-    return f"import numpy as np\n\n\n{q.stub}\n    ### BEGIN SOLUTION\n{body}\n    ### END SOLUTION"
+    return f"{magic_line(q)}\nimport numpy as np\n\n\n{q.stub}\n    ### BEGIN SOLUTION\n{body}\n    ### END SOLUTION"
 
 
 def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbformat.NotebookNode:
@@ -66,7 +75,7 @@ def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbfo
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     cells = [
         md(a.intro(v) + f"\n\n学号：`{student}`", metadata=_meta(f"{a.number}-intro", locked=True)),
-        code(a.data(v), metadata=_meta(f"{a.number}-data", locked=True)),
+        code(DATA_HEAD + a.data(v), metadata=_meta(f"{a.number}-data", locked=True)),
     ]
     for q in a.questions:
         short = q.key.split(".", 1)[1]
@@ -77,7 +86,7 @@ def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbfo
             )
         )
         cells.append(code(_answer_source(q, v), metadata=_meta(short, solution=True)))
-    names = ", ".join(f'"{q.name}"' for q in a.questions)
+    names = ", ".join(f'"hw{q.key}"' for q in a.questions)
     cells.append(
         md(
             "## 提交前检查\n\n运行下面的单元格，看看还有哪一题没有作答。",
@@ -86,11 +95,12 @@ def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbfo
     )
     cells.append(
         code(
-            f"_missing = [n for n in [{names}] if globals().get(n) is None]\n"
-            'print("还没有作答：" + "、".join(_missing) if _missing else "每一题都有答案了，可以保存并提交。")',
+            f"from lnlib.answers import assignment_missing\n\nassignment_missing([{names}])",
             metadata=_meta(f"{a.number}-check", locked=True),
         )
     )
+    for cell in cells:  # ids from the grade ids, so a rebuild gives the same file (nbformat's are random)
+        cell.id = cell.metadata["nbgrader"]["grade_id"]
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata.update({"kernelspec": KERNEL, "language_info": {"name": "python"}})
     nb.metadata["lnlib_assignment"] = {"number": a.number, "student": student}
@@ -102,8 +112,11 @@ def release_notebook(source: nbformat.NotebookNode) -> nbformat.NotebookNode:
     from nbgrader.preprocessors import ClearOutput, ClearSolutions, ComputeChecksums, LockCells
 
     nb = nbformat.from_dict(json.loads(json.dumps(source)))
-    resources: dict = {}
-    for step in (ClearSolutions(code_stub={"python": CODE_STUB}), LockCells(), ComputeChecksums(), ClearOutput()):
+    nb, resources = ClearSolutions(code_stub={"python": CODE_STUB}).preprocess(nb, {})
+    for cell in nb.cells:  # an %%answer cell's body is typed text: its placeholder is the comment above the stub
+        if cell.cell_type == "code" and cell.source.startswith("%%answer "):
+            cell.source = "\n".join(line for line in cell.source.splitlines() if line.strip() != CODE_STUB)
+    for step in (LockCells(), ComputeChecksums(), ClearOutput()):
         nb, resources = step.preprocess(nb, resources)
     return nb
 
