@@ -1159,8 +1159,8 @@ def check_function(name: str, fn) -> None:
     """
     verdict = judge_function(name, fn)
     if verdict.ok:
-        _record.record_right(name)
-        text = verdict.message
+        note = _record.record_right(name)
+        text = verdict.message + (f"\n{note}" if note else "")
     elif verdict.failed == "placeholder":
         text = verdict.message
     else:
