@@ -73,6 +73,9 @@ def _object_as_float(arr: np.ndarray, value, name: str) -> np.ndarray:
         if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real | decimal.Decimal):
             what = f"text {v!r:.40}" if isinstance(v, str | bytes) else f"of type {type(v).__name__}"
             raise TypeError(f"{name}: expected real numbers, {where} is {what}")
+        if isinstance(v, decimal.Decimal) and v.is_nan():  # sNaN: float() refuses it, comparing it signals
+            out[index] = math.nan
+            continue
         try:
             f = float(v)
         except (OverflowError, ValueError):
@@ -199,3 +202,12 @@ def check_matrix_and_tokens(matrix, tokens) -> tuple[np.ndarray, tuple[str, ...]
     if len(tokens) != values.shape[0]:
         raise ValueError(f"tokens: expected {values.shape[0]} names (one per row of matrix), got {len(tokens)}")
     return values, tokens
+
+
+def check_eps_for_rows(eps: float, values: np.ndarray, tokens: tuple[str, ...]) -> float:
+    """ε = 0 is refused for a matrix with a constant row: its σ is 0, so x̂ = 0/0."""
+    constant = np.flatnonzero(np.ptp(values, axis=1) == 0)
+    if eps == 0 and constant.size:
+        token = tokens[constant[0]]
+        raise ValueError(f"eps: expected ε > 0 for a matrix with a constant row ({token!r:.20}: σ = 0, x̂ = 0/0), got 0")
+    return eps

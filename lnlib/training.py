@@ -753,6 +753,9 @@ def _as_list(name: str, values) -> list:
     out = list(values)
     if not out:
         raise ValueError(f"{name}: expected at least one value to try, got an empty {type(values).__name__}")
+    repeated = [v for i, v in enumerate(out) if v in out[:i]]
+    if repeated:  # the results are keyed by value: a repeated one would silently drop a run
+        raise ValueError(f"{name}: expected each value once (results are keyed by it), got {repeated[0]!r:.30} twice")
     return out
 
 

@@ -172,6 +172,18 @@ BAD = [
     ("tables-stats-labels", lambda: lnlib.tables.stats_table(5, {}), TypeError, "labels:"),
     ("tables-stats-columns", lambda: lnlib.tables.stats_table(["a"], [1.0]), TypeError, "columns:"),
     ("tables-stats-text", lambda: lnlib.tables.stats_table(["a"], {"μ": "1"}), TypeError, "columns['μ']:"),
+    # issue 39, L9: the tables of numbers take numbers only
+    ("tables-token-bool", lambda: lnlib.tables.token_table([[True, False]], ["我"]), TypeError, "matrix:"),
+    ("tables-token-text", lambda: lnlib.tables.token_table([["1", "2"]], ["我"]), TypeError, "matrix:"),
+    ("tables-token-complex", lambda: lnlib.tables.token_table([[1j, 2]], ["我"]), TypeError, "matrix:"),
+    ("tables-vectors-bool", lambda: lnlib.tables.vectors_table({"x": [True, False]}), TypeError, "rows['x']:"),
+    ("tables-vectors-text", lambda: lnlib.tables.vectors_table({"x": ["1", "2"]}), TypeError, "rows['x']:"),
+    ("tables-vectors-complex", lambda: lnlib.tables.vectors_table({"x": [1 + 1j]}), TypeError, "rows['x']:"),
+    # issue 39, L12, L13
+    ("gamma-beta-eps-0", lambda: widgets.GammaBetaExplorer([[5, 5]], ["a"], eps=0), ValueError, "eps: expected ε > 0"),
+    ("sweep-lrs-repeated", lambda: T.sweep("mlp", ["layer"], [1e-3, 0.001]), ValueError, "lrs: expected each"),
+    ("sweep-variants-repeated", lambda: T.sweep("mlp", ["layer", "layer"], [1e-3]), ValueError, "variants:"),
+    ("sweep-warmups-repeated", lambda: T.sweep("mlp", ["layer"], [1e-3], warmups=[0, 0]), ValueError, "warmups:"),
     ("tplots-loss-curves", lambda: TP.loss_curves([1.0, 2.0]), TypeError, "runs:"),
     ("tplots-loss-curves-item", lambda: TP.loss_curves({"layer": [1.0]}), TypeError, "runs:"),
     ("tplots-layer-scales", lambda: TP.layer_scales({}, {}), ValueError, "before:"),
@@ -363,3 +375,10 @@ def test_real_numbers_of_every_python_kind_are_read_as_float64():
     np.testing.assert_array_equal(
         lnlib.layer_norm([Fraction(1, 2), Decimal("1.5"), 3]), lnlib.layer_norm([0.5, 1.5, 3.0])
     )
+
+
+def test_a_signalling_decimal_nan_is_a_nan_in_its_row():
+    """Issue 39, L11: Decimal('sNaN') raised decimal.InvalidOperation; like any NaN it stays in its own row."""
+    y = lnlib.layer_norm([[Decimal("sNaN"), Decimal(1), Decimal(2)], [Decimal(1), Decimal(2), Decimal(3)]])
+    assert np.isnan(y[0]).all()
+    np.testing.assert_allclose(y[1], [-1.2247356859, 0.0, 1.2247356859], rtol=1e-9)  # (x − 2)/√(2/3 + 1e-5)
