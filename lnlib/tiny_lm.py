@@ -198,7 +198,8 @@ def forward(model: Model, ids, ablation: Ablation = NORMAL) -> Forward:
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
     """Mean cross-entropy (nats) of `logits` (…, V) against integer `targets` (…) and its gradient."""
-    z = logits - logits.max(axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):  # 1e308 − (−1e308) = inf: that logit's probability is exactly 0
+        z = logits - logits.max(axis=-1, keepdims=True)
     logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
     flat = logp.reshape(-1, logp.shape[-1])
     tgt = np.asarray(targets).reshape(-1)

@@ -82,7 +82,8 @@ def _xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
     """Mean over rows of −log softmax(logits)[label]; returns (loss, dL/dlogits = (softmax − one-hot) / rows)."""
     z = np.asarray(logits, dtype=np.float64)
-    loss, d = _xent(z.reshape(-1, z.shape[-1]), np.asarray(labels).reshape(-1))
+    with np.errstate(over="ignore"):  # 1e308 − (−1e308) = inf: that logit's probability is exactly 0
+        loss, d = _xent(z.reshape(-1, z.shape[-1]), np.asarray(labels).reshape(-1))
     return float(loss), d.reshape(z.shape)
 
 
