@@ -172,8 +172,7 @@ def test_a_kind_the_warm_up_did_not_compile_takes_the_numpy_path(monkeypatch):
 TINY_LOOP = "def double(x):\n    return 2.0 * x\n"
 RUN = """
 import logging, sys
-sys.path.insert(0, sys.argv[1])
-if sys.argv[2] == "log":
+if sys.argv[1] == "log":
     logging.basicConfig(stream=sys.stdout, format="%(name)s|%(message)s")
 from lnlib import _fast
 import tinyloop
@@ -204,10 +203,11 @@ def test_a_damaged_cache_file_is_discarded_and_rebuilt_and_said_once(tmp_path):
         pytest.skip("numba missing or its JIT disabled here")
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "tinyloop.py").write_text(TINY_LOOP)
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    path = os.pathsep.join([str(ROOT), str(tmp_path / "src")])  # lnlib and the tiny loop's module
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": path}
 
     def run(log: str):
-        command = [sys.executable, "-c", RUN, str(tmp_path / "src"), log]
+        command = [sys.executable, "-c", RUN, log]
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
         return done
