@@ -8,6 +8,8 @@ import numbers
 
 import numpy as np
 
+from ._budget import BudgetError
+
 FLOAT_DTYPES = (np.float16, np.float32, np.float64)
 
 
@@ -191,11 +193,21 @@ def check_int_in_range(value, name: str, low: int, high: int) -> int:
     return int(value)
 
 
+MAX_SIDE = 32
+"""An explorer's matrix has at most 32 tokens and 32 dimensions: it draws every number (a 32 × 32 matrix takes
+0.5 GB and 3 s to show in all four matrix explorers here, within lnlib's budget of one call, lnlib/_budget.py)."""
+
+
 def check_matrix_and_tokens(matrix, tokens) -> tuple[np.ndarray, tuple[str, ...]]:
-    """A non-empty finite 2-D (tokens × d) float64 matrix and one token name per row."""
+    """A non-empty finite 2-D (tokens × d) float64 matrix, at most MAX_SIDE × MAX_SIDE, and one token name per row."""
     values = as_real_array(matrix, "matrix", min_ndim=2).astype(np.float64)
     if values.ndim != 2 or 0 in values.shape:
         raise ValueError(f"matrix: expected a non-empty 2-D (tokens × d) matrix, got shape {values.shape}")
+    if max(values.shape) > MAX_SIDE:
+        raise BudgetError(
+            f"matrix: expected at most {MAX_SIDE} tokens × {MAX_SIDE} dimensions (an explorer draws every number; "
+            f"lnlib's budget of one call is 1 GB and 10 s on 2 cores), got shape {values.shape}"
+        )
     if not np.all(np.isfinite(values)):
         raise ValueError("matrix: expected finite numbers, got inf or NaN")
     tokens = tuple(str(t) for t in tokens)

@@ -19,6 +19,7 @@ import lnlib.tables
 from lnlib import training as T
 from lnlib import training_plots as TP
 from lnlib import widgets
+from lnlib._budget import BudgetError
 from lnlib.grad import numerical_gradient
 
 LNLIB_DIR = Path(lnlib.__file__).resolve().parent
@@ -159,8 +160,18 @@ BAD = [
     ("BatchNorm-features-memory", lambda: bn(10**12), ValueError, "num_features:"),
     ("train-lr-beyond-float64", lambda: T.train_mlp("layer", lr=10**400), ValueError, "lr:"),
     ("train-record-steps-int", lambda: T.train_mlp("layer", record_steps=5), TypeError, "record_steps:"),
-    ("train-depth-huge", lambda: T.train_mlp("layer", depth=10**18), ValueError, "depth:"),
-    ("train-width-huge", lambda: T.train_transformer("pre", width=10**9), ValueError, "width:"),
+    ("train-depth-huge", lambda: T.train_mlp("layer", depth=10**18), BudgetError, "depth:"),
+    ("train-width-huge", lambda: T.train_transformer("pre", width=10**9), BudgetError, "width:"),
+    # issue 39, L1: beyond the budget of one call (1 GB, 10 s on 2 cores), refused before any work
+    ("budget-depth-explorer", lambda: widgets.DepthExplorer(24, 4096), BudgetError, "width: expected at most 228"),
+    ("budget-depth-explorer-512", lambda: widgets.DepthExplorer(2, 512), BudgetError, "width: expected at most 228"),
+    ("budget-ffn", lambda: lnlib.transformer.ffn_gradient_norms("pre", 24, 4096), BudgetError, "width:"),
+    ("budget-mlp-size", lambda: T.train_mlp("layer", depth=64, width=1024), BudgetError, "width:"),
+    ("budget-mlp-steps", lambda: T.train_mlp("layer", steps=10**9), BudgetError, "steps: expected at most"),
+    ("budget-mlp-runs", lambda: T.train_mlp_runs("layer", [(1e-3, 0)] * 10**6), BudgetError, "settings:"),
+    ("budget-sweep", lambda: T.sweep("mlp", ["layer"], [1e-3 * k for k in range(1, 200)]), BudgetError, "steps:"),
+    ("budget-transformer", lambda: T.train_transformer("pre", depth=48, width=256), BudgetError, "width:"),
+    ("budget-matrix", lambda: widgets.AxisExplorer(np.ones((33, 4)), ["t"] * 33), BudgetError, "matrix: expected"),
     ("sweep-lrs-None", lambda: T.sweep("mlp", ["layer"], None), TypeError, "lrs:"),
     ("sweep-lrs-empty", lambda: T.sweep("mlp", ["layer"], []), ValueError, "lrs:"),
     ("sweep-warmups-int", lambda: T.sweep("mlp", ["layer"], [1e-3], warmups=0), TypeError, "warmups:"),
