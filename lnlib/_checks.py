@@ -8,6 +8,8 @@ import numbers
 
 import numpy as np
 
+from ._budget import BudgetError
+
 FLOAT_DTYPES = (np.float16, np.float32, np.float64)
 
 
@@ -73,6 +75,9 @@ def _object_as_float(arr: np.ndarray, value, name: str) -> np.ndarray:
         if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real | decimal.Decimal):
             what = f"text {v!r:.40}" if isinstance(v, str | bytes) else f"of type {type(v).__name__}"
             raise TypeError(f"{name}: expected real numbers, {where} is {what}")
+        if isinstance(v, decimal.Decimal) and v.is_nan():  # sNaN: float() refuses it, comparing it signals
+            out[index] = math.nan
+            continue
         try:
             f = float(v)
         except (OverflowError, ValueError):
@@ -188,14 +193,33 @@ def check_int_in_range(value, name: str, low: int, high: int) -> int:
     return int(value)
 
 
+MAX_SIDE = 32
+"""An explorer's matrix has at most 32 tokens and 32 dimensions: it draws every number (a 32 × 32 matrix takes
+0.5 GB and 3 s to show in all four matrix explorers here, within lnlib's budget of one call, lnlib/_budget.py)."""
+
+
 def check_matrix_and_tokens(matrix, tokens) -> tuple[np.ndarray, tuple[str, ...]]:
-    """A non-empty finite 2-D (tokens × d) float64 matrix and one token name per row."""
+    """A non-empty finite 2-D (tokens × d) float64 matrix, at most MAX_SIDE × MAX_SIDE, and one token name per row."""
     values = as_real_array(matrix, "matrix", min_ndim=2).astype(np.float64)
     if values.ndim != 2 or 0 in values.shape:
         raise ValueError(f"matrix: expected a non-empty 2-D (tokens × d) matrix, got shape {values.shape}")
+    if max(values.shape) > MAX_SIDE:
+        raise BudgetError(
+            f"matrix: expected at most {MAX_SIDE} tokens × {MAX_SIDE} dimensions (an explorer draws every number; "
+            f"lnlib's budget of one call is 1 GB and 10 s on 2 cores), got shape {values.shape}"
+        )
     if not np.all(np.isfinite(values)):
         raise ValueError("matrix: expected finite numbers, got inf or NaN")
     tokens = tuple(str(t) for t in tokens)
     if len(tokens) != values.shape[0]:
         raise ValueError(f"tokens: expected {values.shape[0]} names (one per row of matrix), got {len(tokens)}")
     return values, tokens
+
+
+def check_eps_for_rows(eps: float, values: np.ndarray, tokens: tuple[str, ...]) -> float:
+    """ε = 0 is refused for a matrix with a constant row: its σ is 0, so x̂ = 0/0."""
+    constant = np.flatnonzero(np.ptp(values, axis=1) == 0)
+    if eps == 0 and constant.size:
+        token = tokens[constant[0]]
+        raise ValueError(f"eps: expected ε > 0 for a matrix with a constant row ({token!r:.20}: σ = 0, x̂ = 0/0), got 0")
+    return eps

@@ -31,13 +31,17 @@ never holds this process's interpreter lock (where nothing can be cached it runs
 with NUMBA_DISABLE_JIT=1, `layer_norm` always takes the numpy path. The machine code is cached on disk by numba: in
 the package's __pycache__ when it is writable, otherwise in the user's cache directory (numba's own fallback, or
 NUMBA_CACHE_DIR); where no directory is writable it is compiled once per process, silently. Binder's postBuild runs
-`warm_up()` so that the image carries the cache.
+`warm_up()` so that the image carries the cache. A cache file numba cannot read (damaged, truncated) would fail the
+build in every later process: the files of a loop whose build failed are removed and the loop built again, once per
+process, and lnlib's log says so once (a logging record: never text in a notebook's output).
 Introduced for notebook 13; tests in tests/test_speed_path.py and tests/test_row_independence.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import logging
 import math
 import os
 import threading
@@ -130,14 +134,64 @@ def _work() -> None:
         import numba  # noqa: F401  (in this thread: the import takes about half a second)
     except Exception:  # noqa: BLE001 - a broken numba (e.g. built for another numpy) means the numpy path
         _available = False
-    while _available and _pending():
-        name = _pending()[0]
-        try:
-            _ready[name] = _builders[name]()
-        except Exception:  # noqa: BLE001 - a loop that does not compile here stays on the numpy path
-            _failed.add(name)
+    suspects = _build_pending()
+    if suspects and _discard_cache(suspects):  # e.g. a damaged cache file: build those loops once more
+        _failed.difference_update(suspects)
+        if _COMPILE_IN_CHILD:
+            _compile_in_child()
+        _build_pending()
     with _worker_lock:
         _worker = None
+
+
+_made: list = []  # the numba dispatchers `jit` made during the build running now
+_discarded = False  # this process has discarded cache files once (`_discard_cache`)
+log = logging.getLogger(__name__)
+logging.getLogger("lnlib").addHandler(logging.NullHandler())  # never logging's stderr fallback in a notebook
+
+
+def _build_pending() -> dict:
+    """Build every pending loop; a loop that fails stays on the numpy path. Returns {name: its dispatchers} of the
+    loops that failed."""
+    suspects = {}
+    while _available and _pending():
+        name = _pending()[0]
+        _made.clear()
+        try:
+            _ready[name] = _builders[name]()
+        except Exception as err:  # noqa: BLE001 - a loop that does not compile here stays on the numpy path
+            _failed.add(name)
+            suspects[name] = (list(_made), err)
+    return suspects
+
+
+def _discard_cache(suspects: dict) -> bool:
+    """Remove numba's cache files of the loops whose build failed (an unreadable file fails every later process
+    too), once per process, and say so once in lnlib's log (a NullHandler keeps it out of notebook outputs; a
+    `logging.basicConfig()` shows it). True when some file was removed."""
+    global _discarded
+    if _discarded:
+        return False
+    _discarded = True
+    removed = []
+    for dispatchers, _ in suspects.values():
+        for dispatcher in dispatchers:
+            folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+            code = getattr(dispatcher, "py_func", None)
+            if folder is None or code is None:
+                continue
+            stem = os.path.splitext(os.path.basename(code.__code__.co_filename))[0]
+            prefix = f"{stem}.{code.__qualname__}-"
+            for entry in os.scandir(folder):
+                if entry.name.startswith(prefix) and entry.name.endswith((".nbi", ".nbc")):
+                    with contextlib.suppress(OSError):
+                        os.remove(entry.path)
+                        removed.append(entry.name)
+    if removed:
+        why = "; ".join(f"{name}: {type(err).__name__}: {err}"[:160] for name, (_, err) in suspects.items())
+        loops, files = ", ".join(suspects), ", ".join(sorted(removed))
+        log.warning("numba's cache of %s could not be used (%s); removed %s and compiling again", loops, why, files)
+    return bool(removed)
 
 
 def _start() -> threading.Thread | None:
@@ -180,10 +234,15 @@ def applies(arr: np.ndarray, axes: tuple[int, ...]) -> bool:
     )
 
 
-# The argument types the loop is compiled for in the background: C-contiguous writable rows of float32 (result
-# float32) and of float64. Other types (read-only input, float32 input with float64 γ) are compiled by numba at
-# their first call, as any numba function is.
-_SIGNATURES = [(np.float32, np.float32, True), (np.float64, np.float64, True)]
+# The argument types the loop is compiled for in the background — (input, result, input writable): every kind a
+# call can reach (float32 input gives a float64 result with float64 γ or β; a read-only input is a type of its own
+# to numba). A call of another kind takes the numpy path (`layer_norm_trailing`), so no call waits on numba.
+_SIGNATURES = [
+    (xt, ot, writable)
+    for xt, ot in ((np.float32, np.float32), (np.float32, np.float64), (np.float64, np.float64))
+    for writable in (True, False)
+]
+_KINDS = frozenset((np.dtype(xt), np.dtype(ot), w) for xt, ot, w in _SIGNATURES)
 
 
 def _build():
@@ -221,10 +280,12 @@ def jit(f, **options):
 
     global _cached
     try:
-        return numba.njit(cache=True, nogil=True, error_model="numpy", **options)(f)
+        dispatcher = numba.njit(cache=True, nogil=True, error_model="numpy", **options)(f)
     except RuntimeError:  # no writable cache directory anywhere
         _cached = False
-        return numba.njit(nogil=True, error_model="numpy", **options)(f)
+        dispatcher = numba.njit(nogil=True, error_model="numpy", **options)(f)
+    _made.append(dispatcher)
+    return dispatcher
 
 
 def _params64(gamma, beta, d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -255,6 +316,8 @@ def layer_norm_trailing(arr, n_axes: int, gamma, beta, eps: float, out_dtype) ->
         return None
     d = math.prod(arr.shape[arr.ndim - n_axes :])
     x2 = np.ascontiguousarray(arr.reshape(-1, d))
+    if (x2.dtype, np.dtype(out_dtype), x2.flags.writeable) not in _KINDS:  # never compiled inside a call
+        return None
     out = np.empty(arr.shape, dtype=out_dtype)
     bits = x2.view(np.int64) if x2.dtype == np.float64 else _NO_BITS
     with _lock:

@@ -8,19 +8,33 @@ try of the same exercise; a right answer starts over). The exercises answered ri
 in the user's data folder — `$LNLIB_PROGRESS_DIR` if set (tests set it), else `%APPDATA%\\lnlib` on Windows,
 `~/Library/Application Support/lnlib` on macOS and `$XDG_DATA_HOME/lnlib` or `~/.local/share/lnlib` elsewhere —
 never in the repository, so it survives a kernel restart. Reading or writing it never fails a check: a read-only or
-missing home simply keeps no record.
+missing home simply keeps no record. Kernels writing at once take turns (a lock file next to it); a file that is not
+a record is set aside unchanged (progress.unreadable-N.json), never rewritten.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
+from .labels import PROGRESS_SET_ASIDE
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+try:
+    import msvcrt
+except ImportError:
+    msvcrt = None
+
 ENV_VAR = "LNLIB_PROGRESS_DIR"
 FILE_NAME = "progress.json"
+LOCK_NAME = ".progress.lock"
 
 _tries: dict[str, int] = {}
 _tried_here: set[str] = set()  # every exercise tried in this kernel, right or wrong (what opens its reveal)
@@ -65,31 +79,81 @@ def data_dir() -> Path:
 def answered_right() -> set[str]:
     """The names of the exercises answered right in this environment (empty when nothing is recorded or readable)."""
     try:
-        data = json.loads((data_dir() / FILE_NAME).read_text(encoding="utf-8"))
-        names = data.get("right", [])
-        return {n for n in names if isinstance(n, str)}
-    except (OSError, ValueError, AttributeError, TypeError):
+        return _read(data_dir() / FILE_NAME) or set()
+    except OSError:
         return set()
 
 
-def record_right(name: str) -> None:
-    """Remember that `name` was answered right, and start its tries over. Never raises."""
+def _read(path: Path) -> set[str] | None:
+    """The names kept in `path` (a missing file keeps none); None when the file is not a record this module wrote
+    (not JSON, not UTF-8, or not {"right": [names]}). Other OSErrors (a folder that cannot be read) are raised."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return set()
+    except ValueError:  # not UTF-8
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    names = data.get("right") if isinstance(data, dict) else None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    return set(names)
+
+
+@contextlib.contextmanager
+def _locked(folder: Path):
+    """Hold an exclusive lock on `folder`'s lock file (other kernels recording at the same time wait for it)."""
+    with open(folder / LOCK_NAME, "a+b") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        elif msvcrt is not None:  # pragma: no cover - Windows
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+        yield  # closing the file releases the lock
+
+
+def _set_aside(path: Path) -> Path:
+    """Move an unreadable record out of the way, unchanged, under the first free name progress.unreadable-N.json."""
+    n = 1
+    while (aside := path.with_name(f"{path.stem}.unreadable-{n}{path.suffix}")).exists():
+        n += 1
+    os.replace(path, aside)
+    return aside
+
+
+def record_right(name: str) -> str:
+    """Remember that `name` was answered right, and start its tries over. Never raises.
+
+    Read, change and write happen under a lock and the file is replaced atomically, so kernels recording at the same
+    time keep every answer. A file that is not a record (damaged, edited by hand) is set aside unchanged and the
+    record starts over; the returned text says so ("" otherwise), for the caller to print."""
     _tried_here.add(name)
     _tries.pop(name, None)
     try:
-        done = answered_right()
-        if name in done:
-            return
         folder = data_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"right": sorted(done | {name})}, ensure_ascii=False, indent=1)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".progress-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(tmp, folder / FILE_NAME)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        path = folder / FILE_NAME
+        with _locked(folder):
+            done = _read(path)
+            note = ""
+            if done is None:
+                aside = _set_aside(path)
+                note = PROGRESS_SET_ASIDE.format(file=path.name, aside=aside.name, folder=folder)
+                done = set()
+            if name in done:
+                return note
+            text = json.dumps({"right": sorted(done | {name})}, ensure_ascii=False, indent=1)
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".progress-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    out.write(text)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            return note
     except (OSError, ValueError, TypeError):
-        return  # a read-only home, a full disk, an odd path: no record, and the check goes on
+        return ""  # a read-only home, a full disk, an odd path: no record, and the check goes on

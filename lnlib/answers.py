@@ -26,7 +26,8 @@ hw07.layer_norm`): the assignment holds no answer, so these cells judge nothing;
 define the function) and remember, in this kernel, which questions have an answer (`assignment_missing`, the
 assignment's pre-submit check). A stub — an empty body, a function whose body is only `...` — is unanswered.
 
-Importing lnlib inside IPython registers the three magics (`register`); `%load_ext lnlib` does it explicitly.
+Importing lnlib inside IPython registers the three magics (`register`) and an input transformer that gives a cell
+holding only the magic's line an empty body (IPython itself would refuse it); `%load_ext lnlib` does it explicitly.
 """
 
 from __future__ import annotations
@@ -173,6 +174,14 @@ def answer_cell(line: str, cell: str) -> None:
     exercises.check(name, value)
 
 
+def _top_level_text(err: BaseException) -> str:
+    if isinstance(err, SystemExit):
+        return "代码调用了 exit()（SystemExit）：这里只需要用 def 定义函数，不要退出。"
+    if isinstance(err, KeyboardInterrupt):
+        return "代码自己抛出了 KeyboardInterrupt。"
+    return f"{code_exercises._type_name(err)}: {code_exercises._exception_text(err)}"
+
+
 def _functions(ns: dict, filename: str) -> list[types.FunctionType]:
     """The functions the body defined, in definition order."""
     found = [v for v in ns.values() if isinstance(v, types.FunctionType) and v.__code__.co_filename == filename]
@@ -204,12 +213,14 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
         return
     ns = dict(user_ns or {})
     ns.setdefault("__builtins__", __builtins__)
-    try:
-        exec(code, ns)  # noqa: S102 - the learner's own code, in their own kernel
-    except Exception as err:  # noqa: BLE001 - report anything the learner's code raises, never stop Run All
+    # the learner's own code, in their own kernel: anything it raises (SystemExit, a KeyboardInterrupt it raises
+    # itself, an exception whose __str__ fails) is reported; only the user's own interrupt stops the cell
+    outcome = code_exercises._call(exec, (code, ns), limit=None)
+    if outcome.error is not None:
+        err = outcome.error
         lineno = next((f.tb_lineno for f in _frames(err) if f.tb_frame.f_code.co_filename == filename), None)
         where = f"（单元格第 {lineno + 1} 行）" if lineno else ""  # + 1: the %%code_exercise line
-        print(f"✗ 运行这段代码时出错了（{name}）{where}：{type(err).__name__}: {err}")
+        print(f"✗ 运行这段代码时出错了（{name}）{where}：{_top_level_text(err)}")
         return
     defined = _functions(ns, filename)
     fn = next((f for f in defined if f.__name__ == wanted), defined[-1] if defined else None)
@@ -244,8 +255,6 @@ _SYNTAX = [  # Python's English message → Chinese; {0}, {1}: the quoted charac
 
 def syntax_text(err: SyntaxError) -> str:
     """Python's syntax error message in Chinese; an unknown message is kept, labelled as Python's own words."""
-    import re
-
     msg = err.msg or ""
     for pattern, text in _SYNTAX:
         if m := re.fullmatch(pattern, msg):
@@ -318,6 +327,15 @@ def reveal_cell(line: str, cell: str, user_ns: dict, transform=None):
     return None
 
 
+_OURS = re.compile(r"%%(answer|code_exercise|reveal)(\s|$)")
+
+
+def _empty_body(lines: list[str]) -> list[str]:
+    """An IPython input transformer: a cell that is only `%%answer NN.name` (or one of our other magics) gets an
+    empty line as its body, since IPython refuses a cell magic with an empty body (UsageError) before calling it."""
+    return [*lines, "\n"] if len(lines) == 1 and _OURS.match(lines[0]) else lines
+
+
 def register(shell=None) -> bool:
     """Register `%%answer`, `%%code_exercise` and `%%reveal` with IPython (the running shell unless given); False
     outside it.
@@ -345,4 +363,7 @@ def register(shell=None) -> bool:
     shell.register_magic_function(answer, "cell", "answer")
     shell.register_magic_function(code_exercise, "cell", "code_exercise")
     shell.register_magic_function(reveal, "cell", "reveal")
+    cleanup = getattr(shell, "input_transformers_cleanup", None)
+    if isinstance(cleanup, list) and _empty_body not in cleanup:
+        cleanup.append(_empty_body)
     return True

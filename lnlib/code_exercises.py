@@ -916,16 +916,17 @@ class _TimeUp(BaseException):
     """Raised inside the learner's function when its time is up (a BaseException, so `except Exception` lets it go)."""
 
 
-def _call(fn: Callable, args: tuple) -> _Outcome:
-    """Call `fn(*args)` with numpy's warnings silenced and a time limit; every exception is caught and returned.
+def _call(fn: Callable, args: tuple, limit: float | None = TIME_LIMIT) -> _Outcome:
+    """Call `fn(*args)` with numpy's warnings silenced and a time limit (None: none); every exception is caught and
+    returned.
 
     In the main thread (a Jupyter cell) a SIGALRM timer interrupts a function that runs too long; the user's own
     interrupt (SIGINT, the stop button) is told apart from a KeyboardInterrupt the function raises and still stops
     the cell. Elsewhere (another thread, Windows) the call runs in a helper thread that is abandoned when late.
     """
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        return _call_with_alarm(fn, args)
-    return _call_in_thread(fn, args)
+        return _call_with_alarm(fn, args, limit)
+    return _call_in_thread(fn, args, limit)
 
 
 def _quiet_call(fn: Callable, args: tuple):
@@ -934,7 +935,7 @@ def _quiet_call(fn: Callable, args: tuple):
         return fn(*args)
 
 
-def _call_with_alarm(fn: Callable, args: tuple) -> _Outcome:
+def _call_with_alarm(fn: Callable, args: tuple, limit: float | None) -> _Outcome:
     state = {"armed": True, "user_interrupt": False}
 
     def on_alarm(signum, frame):
@@ -949,10 +950,11 @@ def _call_with_alarm(fn: Callable, args: tuple) -> _Outcome:
             old_int(signum, frame)
         raise KeyboardInterrupt
 
-    old_alarm = signal.signal(signal.SIGALRM, on_alarm)
+    old_alarm = signal.signal(signal.SIGALRM, on_alarm) if limit else None
     if callable(old_int):
         signal.signal(signal.SIGINT, on_int)
-    outer = signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT, 0.5)  # again every 0.5 s, should the function catch it
+    # again every 0.5 s, should the function catch it; without a limit no timer is touched
+    outer = signal.setitimer(signal.ITIMER_REAL, limit, 0.5) if limit else (0.0, 0.0)
     started = time.monotonic()
     try:
         return _Outcome(_quiet_call(fn, args))
@@ -966,15 +968,16 @@ def _call_with_alarm(fn: Callable, args: tuple) -> _Outcome:
         return _Outcome(error=err)
     finally:
         state["armed"] = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_alarm if old_alarm is not None else signal.SIG_DFL)
+        if limit:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old_alarm if old_alarm is not None else signal.SIG_DFL)
         if outer[0] > 0:  # someone else's timer was running: give it back what is left of it
             signal.setitimer(signal.ITIMER_REAL, max(outer[0] - (time.monotonic() - started), 1e-3), outer[1])
         if callable(old_int):
             signal.signal(signal.SIGINT, old_int)
 
 
-def _call_in_thread(fn: Callable, args: tuple) -> _Outcome:
+def _call_in_thread(fn: Callable, args: tuple, limit: float | None) -> _Outcome:
     box = _Outcome(timed_out=True)
 
     def run():
@@ -985,7 +988,7 @@ def _call_in_thread(fn: Callable, args: tuple) -> _Outcome:
 
     worker = threading.Thread(target=run, daemon=True, name="lnlib-check-function")
     worker.start()
-    worker.join(TIME_LIMIT)
+    worker.join(limit)
     return box
 
 
@@ -1156,8 +1159,8 @@ def check_function(name: str, fn) -> None:
     """
     verdict = judge_function(name, fn)
     if verdict.ok:
-        _record.record_right(name)
-        text = verdict.message
+        note = _record.record_right(name)
+        text = verdict.message + (f"\n{note}" if note else "")
     elif verdict.failed == "placeholder":
         text = verdict.message
     else:

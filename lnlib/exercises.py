@@ -920,8 +920,8 @@ def check(name: str, answer) -> None:
     if answer is None:
         print(f"尚未作答：把 answer = None 改成你的答案，再运行这个单元格。（{name}）")
     elif verdict.ok:
-        _record.record_right(name)
-        print(f"✓ 正确！（{name}）")
+        note = _record.record_right(name)
+        print(f"✓ 正确！（{name}）" + (f"\n{note}" if note else ""))
     else:
         tries = _record.tried(name)
         more = f'\n  还想看解法：运行 lnlib.hint("{name}")。' if tries > 1 and verdict.first else ""

@@ -119,9 +119,8 @@ def show_number(value, digits: int = 4) -> str:
         text = f"{v:.{max(0, digits - 1 - exponent)}f}"
         text = text.rstrip("0").rstrip(".") if "." in text else text
         return "0" if text in ("-0", "") else text
-    mantissa = f"{v / 10**exponent:.{digits - 1}f}".rstrip("0").rstrip(".")
-    if mantissa in ("10", "-10"):
-        mantissa, exponent = mantissa[:-1], exponent + 1
+    mantissa, _, power = f"{v:.{digits - 1}e}".partition("e")  # exact decimal rounding, subnormals included
+    mantissa, exponent = mantissa.rstrip("0").rstrip("."), int(power)
     head = "" if mantissa == "1" else "-" if mantissa == "-1" else f"{mantissa}×"
     return f"{head}10{str(exponent).translate(_SUPERSCRIPT)}"
 

@@ -44,6 +44,9 @@ RESIDUAL_FORMS = {"post": "Post-LN", "pre": "Pre-LN", "none": NO_NORM, "deepnorm
 NORM_NAMES = {"none": NO_NORM, "layer": "LayerNorm", "batch": "BatchNorm", "rms": "RMSNorm"}
 """The normalizations of notebook 15's MLP (lnlib.training.NORMS)."""
 
+PROGRESS_SET_ASIDE = "（进度记录 {file} 读不懂，已原样另存为 {aside}（在 {folder}），从这一题起重新记录。）"
+"""Said after a ✓ (lnlib.check, lnlib.check_function) when the progress file was not a record (lnlib._record)."""
+
 OUTCOME_WORDS = {"trains": "学会", "stuck": "卡住", "diverged": "发散"}
 """How a training run ended (notebook 15): learned, stuck (no blow-up, the loss did not halve), diverged."""
 

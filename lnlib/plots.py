@@ -20,6 +20,7 @@ result of the same shape, returning the artists it changed. Nothing else touches
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import numbers
@@ -31,6 +32,7 @@ from matplotlib import colors as mcolors
 from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ft2font import FT2Font
 from matplotlib.mathtext import MathTextParser
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
@@ -325,7 +327,26 @@ def _tokens(tokens, n: int) -> list[str]:
     tokens = [str(t) for t in tokens]
     if len(tokens) != n:
         raise ValueError(f"tokens: expected {n} names for the {n} rows, got {len(tokens)}")
-    return tokens
+    return [_drawable(t) for t in tokens]
+
+
+def _drawable(text: str) -> str:
+    """`text` with each character that no font of the figures has (an emoji, a rare CJK character) written as its
+    code point U+XXXX, where matplotlib would warn "Glyph … missing" and draw an empty box."""
+    if text.isascii():
+        return text
+    use_cjk_font()
+    params = matplotlib.rcParams
+    covered = _covered(tuple(params["font.family"]), tuple(params["font.sans-serif"]))
+    return "".join(c if ord(c) in covered or c.isspace() else f"U+{ord(c):04X}" for c in text)
+
+
+@functools.lru_cache(maxsize=4)
+def _covered(families: tuple[str, ...], sans: tuple[str, ...]) -> frozenset[int]:
+    """The code points matplotlib can draw: its fallback chain is one font per entry of font.family (`sans`, the
+    sans-serif list, only decides which font "sans-serif" is)."""
+    paths = {font_manager.findfont(font_manager.FontProperties(family=[f])) for f in families}
+    return frozenset(c for path in paths for c in FT2Font(path).get_charmap())
 
 
 def _positive_int(value, name: str) -> int:
@@ -360,6 +381,7 @@ def _steps(steps) -> np.ndarray:
 
 
 DRAW_LIMIT = 1e300  # matplotlib works out spans and margins in float64: larger values are drawn in units of 10^k
+TINY_LIMIT = 1e-300  # a colour scale narrower than this is drawn in units of 10^k too
 
 
 def _display_factor(*arrays) -> float:
@@ -837,8 +859,8 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
     use_cjk_font()
     fig = _new_figure((1.2 * d + 1.8, 0.7 * n + 1.3), _heatmap_alt(values, tokens, limit))
     ax = fig.subplots()
-    factor = _display_factor(values, limit)
-    image = ax.imshow(values / factor, cmap="RdBu_r", vmin=-limit / factor, vmax=limit / factor, aspect="auto")
+    shown, factor = _heatmap_shown(values, limit)
+    image = ax.imshow(shown, cmap="RdBu_r", vmin=-limit / factor, vmax=limit / factor, aspect="auto")
     _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 11)
     ax.set_xticks(range(d), [dim_label(j + 1) for j in range(d)])
     ax.set_yticks(range(n), tokens)
@@ -857,6 +879,14 @@ def _heatmap_limit(values: np.ndarray, limit) -> float:
     if not (isinstance(limit, numbers.Real) and 0 < limit < np.inf):
         raise ValueError(f"limit: expected a positive finite number, got {limit!r}")
     return float(limit)
+
+
+def _heatmap_shown(values: np.ndarray, limit: float) -> tuple[np.ndarray, float]:
+    """What the heatmap's image holds: the values clipped to ±limit (the colours beyond are the end colours anyway)
+    in units of `factor`: a power of ten when the limit is beyond DRAW_LIMIT, the limit itself below TINY_LIMIT
+    (matplotlib would overflow working out the colour of 1 on a scale of ±1e-320; 10⁻³²⁴ is 0 in float64)."""
+    factor = _display_factor(limit) if limit >= TINY_LIMIT else limit
+    return np.clip(values, -limit, limit) / factor, factor
 
 
 def _heatmap_alt(values: np.ndarray, tokens, limit: float) -> str:
@@ -879,7 +909,8 @@ class ValueHeatmapFigure:
     def update(self, matrix) -> list:
         """Show `matrix` (same shape); returns the axes changed."""
         values = _matrix(matrix)
-        set_cells(self._ax, values, [[number(v) for v in row] for row in values], colors=inks_on)
+        shown = _heatmap_shown(values, self._limit)[0]
+        set_cells(self._ax, shown, [[number(v) for v in row] for row in values], colors=inks_on)
         set_alt_text(self.fig, _heatmap_alt(values, self._tokens, self._limit))
         return [self._ax]
 
@@ -977,7 +1008,7 @@ def ln_vs_bn(layer, batch, tokens=TOKENS) -> Figure:
     ]
     fig = _new_figure((2.4 * d + 1.5, 0.8 * n + 1.6), alt)
     for ax, (out, title, mode) in zip(fig.subplots(1, 2), panels, strict=True):
-        image = ax.imshow(out, cmap="RdBu_r", vmin=-2, vmax=2, aspect="auto")
+        image = ax.imshow(np.clip(out, -2, 2), cmap="RdBu_r", vmin=-2, vmax=2, aspect="auto")  # ±1.7e308 overflow
         _cell_text(ax, image, out, [[number(v) for v in row] for row in out], 10)
         if mode == "row":
             ax.add_patch(Rectangle((-0.5, -0.5), d, 1, fill=False, edgecolor=INK, linewidth=2.5))

@@ -269,7 +269,7 @@ def stage_table(steps: LayerNormSteps, *, affine: bool = False, caption: str = "
 
 def token_table(matrix, tokens=TOKENS, *, caption: str = "", highlight=None) -> Table:
     """A (tokens × d) matrix with the tokens as row labels and 第 k 维 as column labels."""
-    values = np.asarray(matrix, dtype=np.float64)
+    values = as_real_array(matrix, "matrix", min_ndim=2).astype(np.float64)
     if values.ndim != 2 or values.shape[0] != len(tokens):
         raise ValueError(f"matrix: expected shape ({len(tokens)}, d) to match tokens, got {values.shape}")
     return Table(Grid.of(values, list(tokens), dim_labels(values.shape[1]), "token"), caption, highlight=highlight)
@@ -314,7 +314,7 @@ def vectors_table(rows: dict, *, caption: str = "", index_name: str = "") -> Tab
     """Named vectors of equal length, one per row, with 第 k 维 columns (e.g. the residual add)."""
     if not isinstance(rows, dict) or not rows:
         raise ValueError(f"rows: expected a non-empty dict of name → vector, got {rows!r:.60}")
-    values = [np.asarray(v, dtype=np.float64).reshape(-1) for v in rows.values()]
+    values = [as_real_array(v, f"rows[{k!r:.40}]", min_ndim=0).astype(np.float64).reshape(-1) for k, v in rows.items()]
     if len({v.size for v in values}) != 1:
         raise ValueError(f"rows: expected vectors of one length, got lengths {[v.size for v in values]}")
     return Table(Grid.of(values, list(rows), dim_labels(values[0].size), index_name), caption)

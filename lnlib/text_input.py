@@ -9,6 +9,7 @@ Introduced in notebook 03 (the VectorExplorer); `lnlib.answers` reads every exer
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import numpy as np
 
@@ -25,21 +26,42 @@ _POWER = re.compile(rf"(?:({_NUMBER.pattern})[×xX*])?10(?:(?:\^|\*\*)([+-]?[0-9
 _SUPER = str.maketrans("⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+-0123456789")
 
 
+TOO_BIG = "数字太大，超出了浮点数能表示的范围（最大约 1.8×10³⁰⁸）。"
+TOO_SMALL = "数字太小，超出了浮点数能表示的范围（比 5×10⁻³²⁴ 还小的数会变成 0）。"
+_MAX_EXPONENT_DIGITS = 6  # 10^999999 is far outside float64 either way; longer exponents are not read as ints
+
+
 def _value(p: str) -> float | None:
-    """One typed number: plain (2, -1.5, 2e-4), a fraction (1/3) or a power of ten (2×10⁻⁴, 2*10^-4); else None."""
+    """One typed number: plain (2, -1.5, 2e-4), a fraction (1/3) or a power of ten (2×10⁻⁴, 2*10^-4); else None.
+    A number beyond float64 is a ValueError, too large or too small alike (a nonzero number never becomes 0)."""
     if _NUMBER.fullmatch(p):
-        return float(p)
+        return _finite(float(p), p.lower().partition("e")[0])
     if m := _FRACTION.fullmatch(p):
         if float(m.group(2)) == 0:
             raise ValueError(f"“{p[:20]}” 的分母是 0：分数 a/b 的 b 不能是 0。")
-        return float(m.group(1)) / float(m.group(2))
+        return _finite(float(m.group(1)) / float(m.group(2)), m.group(1).lower().partition("e")[0])
     if m := _POWER.fullmatch(p):
-        head = float(m.group(1)) if m.group(1) else 1.0
-        exponent = int(m.group(2) or m.group(3).translate(_SUPER))
-        if abs(exponent) > 300:
-            raise ValueError("数字太大，超出了浮点数能表示的范围。")
-        return head * 10.0**exponent
+        head = m.group(1) or "1"
+        exponent = (m.group(2) or m.group(3).translate(_SUPER)).lstrip("+")
+        if len(exponent.lstrip("-").lstrip("0")) > _MAX_EXPONENT_DIGITS:
+            _finite(0.0 if exponent.startswith("-") else float("inf"), head.lower().partition("e")[0])
+        return _finite(float(f"{head}e{int(exponent)}"), head.lower().partition("e")[0])  # exact decimal rounding
     return None
+
+
+def _finite(value: float, digits: str) -> float:
+    """`value`, or a ValueError when it overflowed to inf or a nonzero number (its `digits`) underflowed to 0."""
+    if not np.isfinite(value):
+        raise ValueError(TOO_BIG)
+    if value == 0 and float(digits) != 0:
+        raise ValueError(TOO_SMALL)
+    return value
+
+
+def _plain(text: str) -> str:
+    """Full-width forms as ASCII, invisible format characters (zero-width space, BOM, soft hyphen: Unicode Cf) gone."""
+    text = text.translate(_FULLWIDTH)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf") if not text.isascii() else text
 
 
 def parse_vector(text: str) -> np.ndarray:
@@ -49,7 +71,7 @@ def parse_vector(text: str) -> np.ndarray:
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    s = text.translate(_FULLWIDTH).strip()
+    s = _plain(text).strip()
     if s[:1] in _PAIRS:
         if not s.endswith(_PAIRS[s[0]]):
             raise ValueError("括号不配对：开头和结尾的括号要成对出现。")
@@ -76,10 +98,7 @@ def parse_vector(text: str) -> np.ndarray:
         numbers.append(value)
     if len(parts) > MAX_VALUES:
         raise ValueError(f"最多输入 {MAX_VALUES} 个数，你输入了 {len(parts)} 个。")
-    values = np.array(numbers)
-    if not np.all(np.isfinite(values)):
-        raise ValueError("数字太大，超出了浮点数能表示的范围。")
-    return values
+    return np.array(numbers)
 
 
 _ROW = re.compile(r"[\[(]([^\[\]()]*)[\])]")  # one innermost bracketed row of a nested list
@@ -95,7 +114,7 @@ def parse_numbers(text: str) -> np.ndarray:
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    s = text.translate(_FULLWIDTH).strip().strip(_QUOTES).strip().removesuffix("。").strip()
+    s = _plain(text).strip().strip(_QUOTES).strip().removesuffix("。").strip()
     s = _PREFIX.sub("", s, count=1)
     if not s:
         raise ValueError("没有找到数字。")

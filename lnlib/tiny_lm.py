@@ -199,7 +199,8 @@ def forward(model: Model, ids, ablation: Ablation = NORMAL) -> Forward:
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
     """Mean cross-entropy (nats) of `logits` (…, V) against integer `targets` (…) and its gradient."""
-    z = logits - logits.max(axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):  # 1e308 − (−1e308) = inf: that logit's probability is exactly 0
+        z = logits - logits.max(axis=-1, keepdims=True)
     logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
     flat = logp.reshape(-1, logp.shape[-1])
     tgt = np.asarray(targets).reshape(-1)
@@ -266,16 +267,25 @@ def backward(model: Model, fwd: Forward, dlogits: np.ndarray) -> dict[str, np.nd
 
 def encode(config: Config, text: str) -> np.ndarray:
     """The token ids of `text`; a character outside the vocabulary is a ValueError naming it (in Chinese)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
     index = config.index()
-    unknown = sorted({ch for ch in text if ch not in index}, key=text.index)
+    unknown = list(dict.fromkeys(ch for ch in text if ch not in index))  # in the order they first occur
     if unknown:
         raise ValueError(oov_message(unknown, len(config.vocab)))
     return np.array([index[ch] for ch in text], dtype=np.int64)
 
 
+OOV_SHOWN = 8  # unknown characters named in the message
+
+
 def oov_message(unknown, size: int) -> str:
-    """The Chinese message for characters outside the vocabulary (of `size` characters)."""
-    shown = "、".join(f"「{ch}」" for ch in unknown)
+    """The Chinese message for characters outside the vocabulary (of `size` characters); the first `OOV_SHOWN` are
+    named, the rest counted."""
+    unknown = list(unknown)
+    shown = "、".join(f"「{ch}」" for ch in unknown[:OOV_SHOWN])
+    if len(unknown) > OOV_SHOWN:
+        shown += f" 等 {len(unknown)} 个字"
     return f"模型没见过 {shown}：它只认识训练语料里的 {size} 个字（如 我 吃 苹 果 喝 水 看 书 。），请换成这些字。"
 
 
@@ -359,9 +369,11 @@ def average_stats(model: Model, x) -> dict[str, tuple[float, float]]:
 def predict(model: Model, text: str, ablation: Ablation = NORMAL) -> tuple[Forward, list[tuple[str, float]]]:
     """Forward pass on `text` (≤ context characters), with an inference-time `ablation` if given, and, after each
     character, the most likely next one with its probability."""
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    if len(text) > model.config.context:  # before reading it: a long text's message stays short
+        raise ValueError(f"句子太长：这个模型一次最多看 {model.config.context} 个字，这里有 {len(text)} 个。")
     ids = encode(model.config, text)
-    if len(ids) > model.config.context:
-        raise ValueError(f"句子太长：这个模型一次最多看 {model.config.context} 个字，这里有 {len(ids)} 个。")
     if len(ids) == 0:
         raise ValueError("请输入至少一个字。")
     fwd = forward(model, ids, ablation)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _budget
 from . import transformer as tf
 from ._stats import BN_MOMENTUM, running_update
 from ._train_kernels import LN_EPS, lean_standardize, lean_standardize_backward
@@ -82,7 +83,8 @@ def _xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
     """Mean over rows of −log softmax(logits)[label]; returns (loss, dL/dlogits = (softmax − one-hot) / rows)."""
     z = np.asarray(logits, dtype=np.float64)
-    loss, d = _xent(z.reshape(-1, z.shape[-1]), np.asarray(labels).reshape(-1))
+    with np.errstate(over="ignore"):  # 1e308 − (−1e308) = inf: that logit's probability is exactly 0
+        loss, d = _xent(z.reshape(-1, z.shape[-1]), np.asarray(labels).reshape(-1))
     return float(loss), d.reshape(z.shape)
 
 
@@ -156,16 +158,13 @@ def _short(value) -> str:
     return text if len(text) <= 24 else f"{text[:12]}… ({len(text)} characters)"
 
 
-MAX_DEPTH, MAX_WIDTH = 256, 2048  # far beyond the lessons (depth ≤ 50, width ≤ 256), far below exhausting memory
-
-
-def _check_size(depth, width) -> tuple[int, int]:
-    depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
-    if depth > MAX_DEPTH:
-        raise ValueError(f"depth: expected at most {MAX_DEPTH} blocks, got {_short(depth)}")
-    if width > MAX_WIDTH:
-        raise ValueError(f"width: expected at most {MAX_WIDTH} units, got {_short(width)}")
-    return depth, width
+def _check_budget(cost, what: str, runs: int, depth: int, width: int, steps: int, batch: int) -> None:
+    """Refuse, before any work, a training call beyond lnlib's budget of one call (lnlib/_budget.py): first the
+    model's size (depth, width) for one run of one step, then the number of runs side by side, then the steps."""
+    _budget.check_size(depth, width, lambda d, w: cost(1, d, w, 1, batch), what=what)
+    where = f"{what} of depth {depth} and width {width}"
+    _budget.check_arg("settings", runs, lambda r: cost(r, depth, width, 1, batch), what=f"runs of {where}")
+    _budget.check_arg("steps", steps, lambda s: cost(runs, depth, width, s, batch), what=f"{runs} run(s) of {where}")
 
 
 def _check_record_steps(record_steps) -> list[int]:
@@ -420,11 +419,12 @@ def train_mlp_runs(
     same as `train_mlp(norm, lr=lr, warmup_steps=warmup_steps, …)` would give."""
     norm = _check_choice("norm", norm, NORMS)
     settings = _check_settings(settings)
-    depth, width = _check_size(depth, width)
+    depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
     steps, seed = _check_int("steps", steps, 1), _check_int("seed", seed, 0)
     batch_size = _check_int("batch_size", batch_size, 2 if norm == "batch" else 1)
     if batch_size > POINTS:
         raise ValueError(f"batch_size: expected at most {POINTS} (the training set), got {batch_size}")
+    _check_budget(_budget.mlp_cost, "an MLP", len(settings), depth, width, steps, batch_size)
     record = _check_record_steps(record_steps)
     init = _check_choice("init", init, tuple(INITS))
     weight_scale = _check_lr(weight_scale, "weight_scale")
@@ -651,9 +651,10 @@ def train_transformer_runs(
     the same as `train_transformer(form, lr=lr, warmup_steps=warmup_steps, …)` would give."""
     form = _check_choice("form", form, FORMS)
     settings = _check_settings(settings)
-    depth, width = _check_size(depth, width)
+    depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
     steps, seed = _check_int("steps", steps, 1), _check_int("seed", seed, 0)
     batch_size = _check_int("batch_size", batch_size, 1)
+    _check_budget(_budget.transformer_cost, "a Transformer", len(settings), depth, width, steps, batch_size)
     rng = np.random.default_rng(seed)
     model = SequenceModel(form, depth, width, rng, seed, runs=len(settings))
     runs = _train(model, lambda step: digit_batch(rng, batch_size), settings, steps, [], None)
@@ -753,6 +754,9 @@ def _as_list(name: str, values) -> list:
     out = list(values)
     if not out:
         raise ValueError(f"{name}: expected at least one value to try, got an empty {type(values).__name__}")
+    repeated = [v for i, v in enumerate(out) if v in out[:i]]
+    if repeated:  # the results are keyed by value: a repeated one would silently drop a run
+        raise ValueError(f"{name}: expected each value once (results are keyed by it), got {repeated[0]!r:.30} twice")
     return out
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _budget
 from ._checks import as_real_array
 from .grad import layer_norm_backward
 from .norms import layer_norm
@@ -272,6 +273,7 @@ def _check_args(form, depth, width):
     for name, value in (("depth", depth), ("width", width)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             raise ValueError(f"{name}: expected a positive int, got {value!r}")
+    _budget.check_size(int(depth), int(width), _budget.stack_cost, what="an encoder stack")
 
 
 def stack_forward(stack: Stack, x) -> tuple[np.ndarray, list[np.ndarray], list[dict]]:

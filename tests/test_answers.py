@@ -253,3 +253,68 @@ def test_run_all_with_bad_answers_in_every_exercise_cell_reaches_the_end():
             continue
         kinds = [(o.output_type, sorted(o.get("data", {}))) for o in after.outputs]
         assert kinds == [(o.output_type, sorted(o.get("data", {}))) for o in before.outputs], after.source
+
+
+# ---------------------------------------------------------------- issue 39: empty bodies (L4), escapes (L5)
+
+
+@pytest.mark.parametrize(
+    ("cell", "said"),
+    [
+        ("%%answer 03.mean_wo", answers.UNANSWERED),
+        ("%%answer 03.mean_wo\n", answers.UNANSWERED),
+        ("%%code_exercise 10.softmax", answers.UNANSWERED),
+        ("%%reveal 03.mean_wo", "先回答上面的 %%answer 03.mean_wo"),
+    ],
+)
+def test_a_cell_with_only_the_magic_line_is_answered_in_chinese(cell, said, capsys, monkeypatch, tmp_path):
+    """IPython refuses a cell magic with an empty body (UsageError, Run All stops); ours say what to write."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from lnlib import _record
+
+    monkeypatch.delenv(answers.REVEAL_ENV, raising=False)
+    monkeypatch.setenv(_record.ENV_VAR, str(tmp_path))  # nothing answered right yet: the reveal is closed
+    shell = InteractiveShell.instance()
+    try:
+        answers.register(shell)
+        answers.register(shell)  # registering twice adds the transformer once
+        assert shell.input_transformers_cleanup.count(answers._empty_body) == 1
+        result = shell.run_cell(cell)
+        out = capsys.readouterr()
+        assert result.success, result.error_in_exec or result.error_before_exec
+        assert said in out.out and "UsageError" not in out.out + out.err
+    finally:
+        InteractiveShell.clear_instance()
+
+
+class _Unprintable(Exception):
+    def __str__(self):
+        raise ValueError("no text")
+
+
+ESCAPES = {
+    "str-fails": ("from test_answers import _Unprintable\nraise _Unprintable()", "_Unprintable"),
+    "system-exit": ("raise SystemExit(3)", "SystemExit"),
+    "sys-exit": ("import sys\nsys.exit()", "SystemExit"),
+    "keyboard-interrupt": ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+    "base-exception": ("class Stop(BaseException):\n    pass\nraise Stop()", "Stop"),
+    "generator-exit": ("raise GeneratorExit", "GeneratorExit"),
+}
+
+
+@pytest.mark.parametrize("case", ESCAPES)
+def test_nothing_raised_at_the_top_of_a_code_cell_escapes_it(case, capsys):
+    body, said = ESCAPES[case]
+    out = run_code(f"%%code_exercise 10.softmax\n{body}", capsys)  # pytest fails here if anything escapes
+    assert out.startswith("✗ 运行这段代码时出错了（10.softmax）") and said in out, out
+
+
+def test_the_users_interrupt_still_stops_a_code_cell(capsys):
+    """The stop button (SIGINT) during the body's top level stops the cell, as in a plain cell."""
+    import signal
+
+    body = "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nimport time\ntime.sleep(2)"
+    with pytest.raises(KeyboardInterrupt):
+        run_code(f"%%code_exercise 10.softmax\n{body}", capsys)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -19,6 +19,7 @@ import lnlib.tables
 from lnlib import training as T
 from lnlib import training_plots as TP
 from lnlib import widgets
+from lnlib._budget import BudgetError
 from lnlib.grad import numerical_gradient
 
 LNLIB_DIR = Path(lnlib.__file__).resolve().parent
@@ -159,8 +160,18 @@ BAD = [
     ("BatchNorm-features-memory", lambda: bn(10**12), ValueError, "num_features:"),
     ("train-lr-beyond-float64", lambda: T.train_mlp("layer", lr=10**400), ValueError, "lr:"),
     ("train-record-steps-int", lambda: T.train_mlp("layer", record_steps=5), TypeError, "record_steps:"),
-    ("train-depth-huge", lambda: T.train_mlp("layer", depth=10**18), ValueError, "depth:"),
-    ("train-width-huge", lambda: T.train_transformer("pre", width=10**9), ValueError, "width:"),
+    ("train-depth-huge", lambda: T.train_mlp("layer", depth=10**18), BudgetError, "depth:"),
+    ("train-width-huge", lambda: T.train_transformer("pre", width=10**9), BudgetError, "width:"),
+    # issue 39, L1: beyond the budget of one call (1 GB, 10 s on 2 cores), refused before any work
+    ("budget-depth-explorer", lambda: widgets.DepthExplorer(24, 4096), BudgetError, "width: expected at most 228"),
+    ("budget-depth-explorer-512", lambda: widgets.DepthExplorer(2, 512), BudgetError, "width: expected at most 228"),
+    ("budget-ffn", lambda: lnlib.transformer.ffn_gradient_norms("pre", 24, 4096), BudgetError, "width:"),
+    ("budget-mlp-size", lambda: T.train_mlp("layer", depth=64, width=1024), BudgetError, "width:"),
+    ("budget-mlp-steps", lambda: T.train_mlp("layer", steps=10**9), BudgetError, "steps: expected at most"),
+    ("budget-mlp-runs", lambda: T.train_mlp_runs("layer", [(1e-3, 0)] * 10**6), BudgetError, "settings:"),
+    ("budget-sweep", lambda: T.sweep("mlp", ["layer"], [1e-3 * k for k in range(1, 200)]), BudgetError, "steps:"),
+    ("budget-transformer", lambda: T.train_transformer("pre", depth=48, width=256), BudgetError, "width:"),
+    ("budget-matrix", lambda: widgets.AxisExplorer(np.ones((33, 4)), ["t"] * 33), BudgetError, "matrix: expected"),
     ("sweep-lrs-None", lambda: T.sweep("mlp", ["layer"], None), TypeError, "lrs:"),
     ("sweep-lrs-empty", lambda: T.sweep("mlp", ["layer"], []), ValueError, "lrs:"),
     ("sweep-warmups-int", lambda: T.sweep("mlp", ["layer"], [1e-3], warmups=0), TypeError, "warmups:"),
@@ -172,6 +183,18 @@ BAD = [
     ("tables-stats-labels", lambda: lnlib.tables.stats_table(5, {}), TypeError, "labels:"),
     ("tables-stats-columns", lambda: lnlib.tables.stats_table(["a"], [1.0]), TypeError, "columns:"),
     ("tables-stats-text", lambda: lnlib.tables.stats_table(["a"], {"μ": "1"}), TypeError, "columns['μ']:"),
+    # issue 39, L9: the tables of numbers take numbers only
+    ("tables-token-bool", lambda: lnlib.tables.token_table([[True, False]], ["我"]), TypeError, "matrix:"),
+    ("tables-token-text", lambda: lnlib.tables.token_table([["1", "2"]], ["我"]), TypeError, "matrix:"),
+    ("tables-token-complex", lambda: lnlib.tables.token_table([[1j, 2]], ["我"]), TypeError, "matrix:"),
+    ("tables-vectors-bool", lambda: lnlib.tables.vectors_table({"x": [True, False]}), TypeError, "rows['x']:"),
+    ("tables-vectors-text", lambda: lnlib.tables.vectors_table({"x": ["1", "2"]}), TypeError, "rows['x']:"),
+    ("tables-vectors-complex", lambda: lnlib.tables.vectors_table({"x": [1 + 1j]}), TypeError, "rows['x']:"),
+    # issue 39, L12, L13
+    ("gamma-beta-eps-0", lambda: widgets.GammaBetaExplorer([[5, 5]], ["a"], eps=0), ValueError, "eps: expected ε > 0"),
+    ("sweep-lrs-repeated", lambda: T.sweep("mlp", ["layer"], [1e-3, 0.001]), ValueError, "lrs: expected each"),
+    ("sweep-variants-repeated", lambda: T.sweep("mlp", ["layer", "layer"], [1e-3]), ValueError, "variants:"),
+    ("sweep-warmups-repeated", lambda: T.sweep("mlp", ["layer"], [1e-3], warmups=[0, 0]), ValueError, "warmups:"),
     ("tplots-loss-curves", lambda: TP.loss_curves([1.0, 2.0]), TypeError, "runs:"),
     ("tplots-loss-curves-item", lambda: TP.loss_curves({"layer": [1.0]}), TypeError, "runs:"),
     ("tplots-layer-scales", lambda: TP.layer_scales({}, {}), ValueError, "before:"),
@@ -363,3 +386,10 @@ def test_real_numbers_of_every_python_kind_are_read_as_float64():
     np.testing.assert_array_equal(
         lnlib.layer_norm([Fraction(1, 2), Decimal("1.5"), 3]), lnlib.layer_norm([0.5, 1.5, 3.0])
     )
+
+
+def test_a_signalling_decimal_nan_is_a_nan_in_its_row():
+    """Issue 39, L11: Decimal('sNaN') raised decimal.InvalidOperation; like any NaN it stays in its own row."""
+    y = lnlib.layer_norm([[Decimal("sNaN"), Decimal(1), Decimal(2)], [Decimal(1), Decimal(2), Decimal(3)]])
+    assert np.isnan(y[0]).all()
+    np.testing.assert_allclose(y[1], [-1.2247356859, 0.0, 1.2247356859], rtol=1e-9)  # (x − 2)/√(2/3 + 1e-5)

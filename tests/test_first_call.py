@@ -123,3 +123,108 @@ def test_binders_postbuild_leaves_every_loop_compiled():
     assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
     cache = {p.name.split(".")[0] for p in (ROOT / "lnlib" / "__pycache__").glob("*.nbi")}
     assert {"_stats", "_train_kernels"} <= cache, cache
+
+
+# ---------------------------------------------------------------- issue 39: every reachable kind, a damaged cache
+
+
+def reachable_calls():
+    """Every kind of big call a learner can make on the fast path (issue 39, L2): float32 and float64 input, γ/β
+    as None, float32 or a Python list (float64), writable or read-only input."""
+    x32 = big_rows()
+    x64 = x32.astype(np.float64)
+    d = x32.shape[-1]
+    for x in (x32, x64):
+        frozen = x.copy()
+        frozen.flags.writeable = False
+        for arr in (x, frozen):
+            yield arr, None
+            yield arr, np.ones(d, np.float32)
+            yield arr, [1.0] * d
+
+
+def test_the_warm_up_compiles_every_kind_a_call_can_reach(monkeypatch):
+    """After warm_up(), no call compiles: numba's dispatcher gains no signature (a new one took ~15 s on 2 cores),
+    and every kind of call is answered by the compiled loop."""
+    if not _fast.warm_up(wait=True):
+        pytest.skip("numba missing or its JIT disabled here")
+    kernel = _fast._ready["layer_norm"]
+    before = list(kernel.signatures)
+    assert len(before) == len(_fast._SIGNATURES)
+    real, used = _fast.layer_norm_trailing, []
+    monkeypatch.setattr(_fast, "layer_norm_trailing", lambda *a: used.append(real(*a) is not None) or real(*a))
+    for x, gamma in reachable_calls():
+        used.clear()
+        lnlib.layer_norm(x, gamma, gamma)
+        assert used == [True], (x.dtype, x.flags.writeable, type(gamma))
+    assert list(kernel.signatures) == before
+
+
+def test_a_kind_the_warm_up_did_not_compile_takes_the_numpy_path(monkeypatch):
+    """Should a call ever reach a kind outside the compiled ones, it is answered by numpy, never compiled."""
+    calls = []
+    monkeypatch.setattr(_fast, "_ready", {"layer_norm": lambda *a: calls.append(a)})
+    monkeypatch.setattr(_fast, "_KINDS", frozenset())
+    x = big_rows()
+    assert _fast.layer_norm_trailing(x, 1, None, None, 1e-5, np.float32) is None and calls == []
+
+
+TINY_LOOP = "def double(x):\n    return 2.0 * x\n"
+RUN = """
+import logging, sys
+if sys.argv[1] == "log":
+    logging.basicConfig(stream=sys.stdout, format="%(name)s|%(message)s")
+from lnlib import _fast
+import tinyloop
+
+def build():
+    kernel = _fast.jit(tinyloop.double)
+    kernel.compile("float64(float64)")
+    return kernel
+
+_fast._builders.clear()  # only the tiny loop: lnlib's own take tens of seconds to compile cold
+_fast._COMPILE_IN_CHILD = False
+_fast.register_build("tiny", build)
+ready = _fast.warm_up(wait=True)
+print("ready", ready, sorted(_fast._failed), _fast._ready["tiny"](1.5) if "tiny" in _fast._ready else None)
+"""
+
+
+def test_a_damaged_cache_file_is_discarded_and_rebuilt_and_said_once(tmp_path):
+    """Issue 39, L3: garbage in a numba cache file made every later process take the numpy path for good. Now the
+    loop is built again and lnlib's log says so once; without a logging setup nothing reaches stderr."""
+    import os
+    import subprocess
+    import sys
+
+    from tools.course import ROOT
+
+    if not _fast.available():
+        pytest.skip("numba missing or its JIT disabled here")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "tinyloop.py").write_text(TINY_LOOP)
+    path = os.pathsep.join([str(ROOT), str(tmp_path / "src")])  # lnlib and the tiny loop's module
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": path}
+
+    def run(log: str):
+        command = [sys.executable, "-c", RUN, log]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done
+
+    def damage() -> list:
+        files = sorted((tmp_path / "cache").rglob("tinyloop.double-*.nbc"))
+        for f in files:
+            f.write_bytes(b"garbage\n")
+        return files
+
+    assert run("log").stdout == "ready True [] 3.0\n"  # compiled cold, cached
+    assert damage(), "numba cached the loop"
+    said = run("log").stdout.splitlines()
+    assert said[-1] == "ready True [] 3.0", said
+    assert len(said) == 2 and said[0].startswith("lnlib._fast|numba's cache of tiny could not be used"), said
+    assert "tinyloop.double-" in said[0]
+    assert run("log").stdout == "ready True [] 3.0\n", "rebuilt: the next process loads it, silently"
+    damage()
+    quiet = run("no-log")
+    assert quiet.stdout == "ready True [] 3.0\n" and quiet.stderr == "", quiet.stderr

@@ -82,3 +82,9 @@ def test_sig_writes_numbers_as_a_person_does():
         "1e-5",
         "-0.000400",
     ]
+
+
+def test_ten_thousand_unknown_characters_give_a_short_message(explorer):
+    """Issue 39, L10: 10,000 distinct unknown characters once put a 40 KB message into the widget."""
+    explorer.text.value = "".join(chr(0x4E00 + k) for k in range(10_000))
+    assert "最多看 16 个字" in explorer.message.value and len(explorer.message.value) < 500

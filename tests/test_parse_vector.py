@@ -291,3 +291,54 @@ def test_text_near_the_float64_limit_gets_a_message_not_a_warning(cls):
         assert [w.value for w in others] == [
             v for w, v in zip(_views(explorer), before, strict=True) if w is not explorer.message
         ]  # last valid table and plot kept
+
+
+# ---------------------------------------------------------------- issue 39, L8: numbers beyond float64, invisible text
+
+BEYOND = [
+    ("10^" + "9" * 5000, "数字太大"),  # an exponent longer than Python reads as an int
+    ("10^-" + "9" * 5000, "数字太小"),
+    ("10⁻⁴⁰⁰", "数字太小"),
+    ("2×10⁻⁴⁰⁰", "数字太小"),
+    ("1e-999", "数字太小"),  # was silently 0
+    ("-1.5e-400", "数字太小"),
+    ("1e-320/10000", "数字太小"),
+    ("10⁴⁰⁰", "数字太大"),
+    ("1e999", "数字太大"),
+    ("9" * 400, "数字太大"),
+]
+
+
+@pytest.mark.parametrize(("text", "said"), BEYOND, ids=[b[0][:20] for b in BEYOND])
+def test_numbers_beyond_float64_are_refused_alike_in_chinese(text, said):
+    """Too large and too small get the same kind of message, whether typed as 1e-999 or 10⁻⁴⁰⁰; a nonzero number is
+    never silently read as 0; no English message of Python's."""
+    with pytest.raises(ValueError) as info:
+        parse_vector(text)
+    message = str(info.value)
+    assert message.startswith(said) and CJK.search(message) and len(message) <= 80, message
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("2×10⁻³²⁰", 2e-320),  # a subnormal: representable, read exactly as Python reads 2e-320
+        ("5e-324", 5e-324),
+        ("10^308", 1e308),
+        ("1.7976931348623157×10³⁰⁸", 1.7976931348623157e308),
+        ("0×10^-99999999", 0.0),
+        ("0e-999", 0.0),
+        ("3×10⁻⁷", 3e-7),  # the decimal 3e-7, not 3 * 10.0**-7 (which differs in the last bit)
+    ],
+)
+def test_powers_of_ten_are_read_as_the_decimal_they_write(text, want):
+    assert parse_vector(text).tolist() == [want]
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad"])
+def test_invisible_format_characters_are_ignored(invisible):
+    """A zero-width space copied along with a number (web pages, chat apps) is not a reason to refuse it."""
+    assert parse_vector(f"{invisible}5, 6{invisible}").tolist() == [5.0, 6.0]
+    from lnlib.text_input import parse_numbers
+
+    assert float(parse_numbers(f"{invisible}5")) == 5.0

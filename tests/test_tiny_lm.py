@@ -183,3 +183,25 @@ def test_one_forward_pass_against_torch(model):
         h = h + torch.relu(z @ p[f"{i}.w1"] + p[f"{i}.b1"]) @ p[f"{i}.w2"] + p[f"{i}.b2"]
     logits = F.layer_norm(h, (d,), p["final.g"], p["final.b"], eps=1e-5) @ p["out"] + p["out.b"]
     np.testing.assert_allclose(tiny_lm.forward(model, ids).logits[0], logits.numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("text", [None, b"abc", bytearray(b"abc"), ["我"], 5])
+def test_predict_refuses_what_is_not_text_by_name(model, text):
+    """Issue 39, L10: None was a bare TypeError and b"abc" was read as the characters 「97」「98」「99」."""
+    with pytest.raises(TypeError, match="^text: expected a str"):
+        tiny_lm.predict(model, text)
+    with pytest.raises(TypeError, match="^text: expected a str"):
+        tiny_lm.encode(model.config, text)
+
+
+def test_the_unknown_characters_message_stays_short(model):
+    unknown = "".join(chr(0x4E00 + k) for k in range(2000) if chr(0x4E00 + k) not in model.config.vocab)[:16]
+    with pytest.raises(ValueError) as info:
+        tiny_lm.predict(model, unknown)  # 16 characters, none of them known
+    message = str(info.value)
+    assert f"「{unknown[0]}」" in message and f"「{unknown[7]}」" in message and f"「{unknown[8]}」" not in message
+    assert "等 16 个字" in message and len(message) < 200
+    many = "".join(chr(0x4E00 + k) for k in range(10_000))
+    with pytest.raises(ValueError, match="最多看 16 个字") as info:
+        tiny_lm.predict(model, many)
+    assert len(str(info.value)) < 100

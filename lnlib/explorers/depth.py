@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from .. import plots, tables
+from .. import _budget, plots, tables
 from .._checks import check_int_in_range
 from .._lru import LRU
 from ..transformer import ffn_gradient_norms
@@ -27,6 +27,10 @@ class DepthExplorer(Explorer):
         depth = check_int_in_range(depth, "depth", *self.DEPTHS)
         self.width = check_int_in_range(width, "width", 1, 4096)
         low, high = self.DEPTHS
+        deepest = lambda w: _budget.stack_cost(high, w, forms=len(self.FORMS))  # noqa: E731 - one view at the top
+        _budget.check_arg(
+            "width", self.width, deepest, what=f"DepthExplorer's view at depth {high} (Post-LN and Pre-LN)"
+        )
         self.depth = widgets.IntSlider(
             value=depth, min=low, max=high, step=1, description="层数 L：", continuous_update=False
         )

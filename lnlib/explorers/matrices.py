@@ -7,7 +7,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import groups, invariance, labels, plots, tables
-from .._checks import check_eps, check_in_log_range, check_in_range, check_matrix_and_tokens
+from .._checks import check_eps, check_eps_for_rows, check_in_log_range, check_in_range, check_matrix_and_tokens
 from ..data import TOKEN_MATRIX, TOKENS
 from ..labels import number
 from ..norms import layer_norm
@@ -87,7 +87,7 @@ class GammaBetaExplorer(Explorer):
 
     def __init__(self, matrix=TOKEN_MATRIX, tokens=TOKENS, eps: float = 1e-5):
         self.matrix, self.tokens = check_matrix_and_tokens(matrix, tokens)
-        self.eps = check_eps(eps)
+        self.eps = check_eps_for_rows(check_eps(eps), self.matrix, self.tokens)
         dims = labels.dim_labels(self.matrix.shape[1])
         self.gammas = [
             widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.1, description=f"γ {label}：", continuous_update=True)
