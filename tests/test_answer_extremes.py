@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import math
 import warnings
 from fractions import Fraction
@@ -24,7 +23,7 @@ from hypothesis import strategies as st
 import assignments
 from lnlib import answers, exercises, grading
 from lnlib.exercises import EXERCISES
-from tools import grade
+from tools import judge
 
 NUMERIC = sorted(n for n, e in EXERCISES.items() if not isinstance(e.expected, str))
 BIGGEST = np.finfo(np.float64).max
@@ -90,26 +89,23 @@ def test_show_number_writes_them_with_the_right_exponent(v):
 
 @settings(max_examples=20)
 @given(v=EXTREME)
-def test_the_graders_judge_them(v, tmp_path_factory):
-    """tools.grade judges every question of assignment 03 from the records a kernel wrote, as it does for a
-    submission: each number question and each case of the function question answered with `v`."""
-    folder = tmp_path_factory.mktemp("records")
+def test_the_graders_judge_them(v):
+    """The grader judges every question of assignment 03 answered with `v`, as it does a submission: each typed
+    answer from its text (tools.judge.judge_answer), each case of the function question from what the sandbox
+    recorded (judge_function_run). Every one is a plain ✗ with a message, never a fault of the grader."""
     a = assignments.load()["03"]
     variant = a.variant(np.random.default_rng(0))
-    for q in a.questions:
-        if q.cases is None:
-            want = q.exercise(variant).expected
-            value = v if isinstance(want, str) else np.full(np.shape(want), v).tolist()
-            records = {q.key: {"kind": "str" if isinstance(want, str) else "array", "value": value}}
-        else:
-            cases = q.cases(variant)
-            records = {f"{q.key}#{i}": {"kind": "array", "value": [v] * 4} for i in range(len(cases))}
-        for key, record in records.items():
-            (folder / f"{key}.json").write_text(json.dumps(record), encoding="utf-8")
-    result = grade.Result()
+    verdicts = []
     with warnings.catch_warnings():
         strict_warnings()
-        grade.judge(a, variant, folder, 10, result)
-    assert set(result.points) == {q.key for q in a.questions}
-    assert all(p == 0 for p in result.points.values()), result.lines
-    assert all(line.startswith("- ✗") for line in result.lines), result.lines
+        for q in a.questions:
+            if q.cases is None:
+                want = q.exercise(variant).expected
+                text = repr(v) if isinstance(want, str) or np.ndim(want) == 0 else ", ".join([repr(v)] * np.size(want))
+                verdicts.append(judge.judge_answer(q, variant, text))
+            else:
+                cases = [{"type": "array", "value": [v] * 4} for _ in q.cases(variant)]
+                verdicts.append(
+                    judge.judge_function_run(q, variant, judge.FunctionRun(cell={"type": "ok"}, cases=cases))
+                )
+    assert all(ok is False and message and "批改程序" not in message for ok, message in verdicts), verdicts
