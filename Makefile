@@ -140,10 +140,12 @@ test-notebooks-other-path: $(STAMP)
 
 # Real browser (issue 6): every notebook run in JupyterLab + Debian's Chromium (/usr/bin/chromium, driven by
 # Playwright), every explorer moved; screenshots and report.json in build/browser/. Without Chromium the tests skip
-# and say why (-rs).
+# and say why (-rs). The static site in Chromium: tests/browser/test_site_browser.py (contrast in both colour
+# schemes) and the one browser test of tests/test_delivery.py (nothing fetched, math typeset), which the unit
+# suite (-m "not browser") leaves out.
 .PHONY: test-browser
 test-browser: $(STAMP)
-	$(BIN)/python -m pytest -q -rs -m browser tests/browser
+	$(BIN)/python -m pytest -q -rs -m browser tests/browser tests/test_delivery.py
 
 # `make test-soak` (issue 31; not part of `make test`): the suites of `make test` run SOAK_RUNS times while SOAK_LOAD
 # busy processes load the cores; prints every test that failed in any run (tools/soak.py). For one suite:
