@@ -162,6 +162,24 @@ test-soak: $(STAMP)
 nav: $(STAMP)
 	$(BIN)/python -m tools.nav
 
+# Teachers, from a fresh clone (README, docs/teacher-guide.md). `make repo REPO=owner/name [BRANCH=b]` sets the one
+# repository setting every launch link comes from (needs the learner's environment: it rewrites the notebooks).
+# `make hub-link HUB=hub.example.edu [REPO=owner/name] [BRANCH=b] [NOTEBOOK=notebooks/03-….ipynb] [PARENT=courses]`
+# prints the nbgitpuller link: tools.hub_link needs only the standard library, so any Python 3.11.2+ runs it, no
+# install. `make simulate-binder` builds Binder's image in build/binder-sim (network, ~1 GB, a few minutes).
+.PHONY: repo hub-link simulate-binder
+repo: $(RUNTIME_STAMP)
+	@if [ -z "$(REPO)" ]; then echo "make repo: say which repository: make repo REPO=owner/name [BRANCH=branch]" >&2; exit 2; fi
+	$(BIN)/python -m tools.nav --repo "$(REPO)" $(if $(BRANCH),--branch "$(BRANCH)")
+
+hub-link: python-check
+	@if [ -z "$(HUB)" ]; then echo "make hub-link: say which hub: make hub-link HUB=hub.example.edu [REPO=owner/name]" >&2; exit 2; fi
+	@$(PYTHON) -m tools.hub_link "$(HUB)" $(if $(REPO),"$(REPO)") $(if $(BRANCH),--branch "$(BRANCH)") \
+		$(if $(NOTEBOOK),--notebook "$(NOTEBOOK)") $(if $(PARENT),--parent-path "$(PARENT)")
+
+simulate-binder: python-check
+	$(PYTHON) -m tools.simulate_binder --python "$(PYTHON)"
+
 # Maintainers: re-run every notebook from a clean kernel and save its outputs ("Restart & Run All").
 notebooks: $(STAMP)
 	$(BIN)/python -m tools.nav
@@ -170,7 +188,7 @@ notebooks: $(STAMP)
 # Course delivery (docs/teacher-guide.md): the static site and the student copies, built offline from the notebooks.
 .PHONY: site student
 # The site refuses the placeholder repository OWNER/REPO (its Binder links would not open): set it first with
-# `python -m tools.nav --repo owner/name`, or build a preview with `make site PREVIEW=1`.
+# `make repo REPO=owner/name`, or build a preview with `make site PREVIEW=1`.
 site: $(STAMP)
 	$(BIN)/python -m tools.build_site --out build/site $(if $(PREVIEW),--preview)
 

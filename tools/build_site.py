@@ -198,7 +198,7 @@ def build(
     if placeholder and not preview:
         raise ValueError(
             f"repository: still the placeholder {repo_setting.PLACEHOLDER}, so every Binder link of the site would "
-            f"fail; {repo_setting.HOW_TO_SET}, or build a preview with --preview"
+            f"fail; {repo_setting.HOW_TO_SET}, or build a preview with --preview (make site PREVIEW=1)"
         )
     if not found:
         raise ValueError(f"notebooks: no NN-slug.ipynb in {notebooks}")
