@@ -180,6 +180,19 @@ hub-link: python-check
 simulate-binder: python-check
 	$(PYTHON) -m tools.simulate_binder --python "$(PYTHON)"
 
+# What a Hub link may hand out (tools/student_release.py): the student copies, lnlib, binder/ — no solutions, no
+# teacher guide. `make student-release BRANCH=student` commits it onto branch `student` (push it, then
+# `make hub-link … BRANCH=student`); without BRANCH it is written to build/student-release/. After a re-pull,
+# `make stale-cells SINCE=student~1 STUDENTS=dir` lists the students whose notebooks kept an old version of a cell
+# changed since that release (dir: one folder per student, their notebooks anywhere below).
+.PHONY: student-release stale-cells
+student-release: $(RUNTIME_STAMP)
+	$(BIN)/python -m tools.student_release $(if $(BRANCH),--branch "$(BRANCH)",--out build/student-release)
+
+stale-cells: $(RUNTIME_STAMP)
+	@if [ -z "$(SINCE)" ] || [ -z "$(STUDENTS)" ]; then echo "make stale-cells: make stale-cells SINCE=student~1 STUDENTS=dir [BRANCH=student]" >&2; exit 2; fi
+	$(BIN)/python -m tools.student_release --stale "$(SINCE)" --students "$(STUDENTS)" $(if $(BRANCH),--new "$(BRANCH)")
+
 # Maintainers: re-run every notebook from a clean kernel and save its outputs ("Restart & Run All").
 notebooks: $(STAMP)
 	$(BIN)/python -m tools.nav

@@ -52,6 +52,7 @@ PLACEHOLDERS = {
     "ids.txt": "assignments/roster-example.txt",
     "=文件夹": "=submissions",
     "=…": "=submissions",
+    "=收上来的笔记本": "=submissions",
 }
 
 # Commands for another machine, another environment or the system's installer: shown, not run here.
@@ -72,6 +73,7 @@ OTHER_MACHINE = {
     "python -P": "names the flag binder/postBuild uses",
     "jupyter labextension list": "any environment with JupyterLab (a check, not a step)",
     "echo $NBGITPULLER_PARENTPATH": "a terminal on the Hub",
+    "git push ": "publishes to the teacher's own remote",
 }
 
 # Commands of sections other issues are editing (lessons 15 and 16, issue 37), still in the old form: they must
