@@ -145,10 +145,12 @@ test-notebooks-other-path: $(STAMP)
 
 # Real browser (issue 6): every notebook run in JupyterLab + Debian's Chromium (/usr/bin/chromium, driven by
 # Playwright), every explorer moved; screenshots and report.json in build/browser/. Without Chromium the tests skip
-# and say why (-rs).
+# and say why (-rs). The static site in Chromium: tests/browser/test_site_browser.py (contrast in both colour
+# schemes) and the one browser test of tests/test_delivery.py (nothing fetched, math typeset), which the unit
+# suite (-m "not browser") leaves out.
 .PHONY: test-browser
 test-browser: $(STAMP)
-	$(BIN)/python -m pytest -q -rs -m browser tests/browser
+	$(BIN)/python -m pytest -q -rs -m browser tests/browser tests/test_delivery.py
 
 # `make test-soak` (issue 31; not part of `make test`): the suites of `make test` run SOAK_RUNS times while SOAK_LOAD
 # busy processes load the cores; prints every test that failed in any run (tools/soak.py). For one suite:
@@ -165,6 +167,37 @@ test-soak: $(STAMP)
 nav: $(STAMP)
 	$(BIN)/python -m tools.nav
 
+# Teachers, from a fresh clone (README, docs/teacher-guide.md). `make repo REPO=owner/name [BRANCH=b]` sets the one
+# repository setting every launch link comes from (needs the learner's environment: it rewrites the notebooks).
+# `make hub-link HUB=hub.example.edu [REPO=owner/name] [BRANCH=b] [NOTEBOOK=notebooks/03-….ipynb] [PARENT=courses]`
+# prints the nbgitpuller link: tools.hub_link needs only the standard library, so any Python 3.11.2+ runs it, no
+# install. `make simulate-binder` builds Binder's image in build/binder-sim (network, ~1 GB, a few minutes).
+.PHONY: repo hub-link simulate-binder
+repo: $(RUNTIME_STAMP)
+	@if [ -z "$(REPO)" ]; then echo "make repo: say which repository: make repo REPO=owner/name [BRANCH=branch]" >&2; exit 2; fi
+	$(BIN)/python -m tools.nav --repo "$(REPO)" $(if $(BRANCH),--branch "$(BRANCH)")
+
+hub-link: python-check
+	@if [ -z "$(HUB)" ]; then echo "make hub-link: say which hub: make hub-link HUB=hub.example.edu [REPO=owner/name]" >&2; exit 2; fi
+	@$(PYTHON) -m tools.hub_link "$(HUB)" $(if $(REPO),"$(REPO)") $(if $(BRANCH),--branch "$(BRANCH)") \
+		$(if $(NOTEBOOK),--notebook "$(NOTEBOOK)") $(if $(PARENT),--parent-path "$(PARENT)")
+
+simulate-binder: python-check
+	$(PYTHON) -m tools.simulate_binder --python "$(PYTHON)"
+
+# What a Hub link may hand out (tools/student_release.py): the student copies, lnlib, binder/ — no solutions, no
+# teacher guide. `make student-release BRANCH=student` commits it onto branch `student` (push it, then
+# `make hub-link … BRANCH=student`); without BRANCH it is written to build/student-release/. After a re-pull,
+# `make stale-cells SINCE=student~1 STUDENTS=dir` lists the students whose notebooks kept an old version of a cell
+# changed since that release (dir: one folder per student, their notebooks anywhere below).
+.PHONY: student-release stale-cells
+student-release: $(RUNTIME_STAMP)
+	$(BIN)/python -m tools.student_release $(if $(BRANCH),--branch "$(BRANCH)",--out build/student-release)
+
+stale-cells: $(RUNTIME_STAMP)
+	@if [ -z "$(SINCE)" ] || [ -z "$(STUDENTS)" ]; then echo "make stale-cells: make stale-cells SINCE=student~1 STUDENTS=dir [BRANCH=student]" >&2; exit 2; fi
+	$(BIN)/python -m tools.student_release --stale "$(SINCE)" --students "$(STUDENTS)" $(if $(BRANCH),--new "$(BRANCH)")
+
 # Maintainers: re-run every notebook from a clean kernel and save its outputs ("Restart & Run All").
 notebooks: $(STAMP)
 	$(BIN)/python -m tools.nav
@@ -173,7 +206,7 @@ notebooks: $(STAMP)
 # Course delivery (docs/teacher-guide.md): the static site and the student copies, built offline from the notebooks.
 .PHONY: site student
 # The site refuses the placeholder repository OWNER/REPO (its Binder links would not open): set it first with
-# `python -m tools.nav --repo owner/name`, or build a preview with `make site PREVIEW=1`.
+# `make repo REPO=owner/name`, or build a preview with `make site PREVIEW=1`.
 site: $(STAMP)
 	$(BIN)/python -m tools.build_site --out build/site $(if $(PREVIEW),--preview)
 

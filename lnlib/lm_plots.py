@@ -12,11 +12,11 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .labels import dim_label
-from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, use_cjk_font
+from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, outlined, use_cjk_font
 from .tables import Grid, Table
 from .tiny_lm import Forward, Score, norm_label
 
-_SERIES = [  # colour, line style, marker: apart in grey too
+_SERIES = [  # colour, line style, marker: apart in grey too; sky blue and yellow are drawn cased (plots.outlined)
     (OKABE_ITO["black"], "-", "o"),
     (OKABE_ITO["blue"], "--", "s"),
     (OKABE_ITO["vermillion"], "-.", "^"),
@@ -96,8 +96,8 @@ def sigma_by_depth(fwd: Forward, text: str, names, *, toy_sigma: float = 5**0.5,
     x = np.arange(len(names))
     for i, ch in enumerate(text):
         color, dash, marker = _SERIES[i % len(_SERIES)]
-        ax.plot(x, sigma[i], color=color, linestyle=dash, marker=marker, label=f"{i + 1} {ch}")
-    ax.axhline(toy_sigma, color=MUTED_INK, linestyle="--", linewidth=1)
+        ax.plot(x, sigma[i], color=color, linestyle=dash, marker=marker, label=f"{i + 1} {ch}", **outlined(color))
+    ax.axhline(toy_sigma, color=MUTED_INK, linestyle="--", linewidth=1, gid="guide")
     ax.annotate(f"玩具矩阵「苹果」σ ≈ {sig(toy_sigma)}", (0, toy_sigma), xytext=(0, -12), textcoords="offset points")
     ax.set_yscale("log")
     ax.set_xticks(x, [short_label(n) for n in names])
@@ -128,7 +128,7 @@ def share_bars(shares: np.ndarray, name: str, *, title: str = "") -> Figure:
         ax.annotate(
             f"{shares[j]:.0%}", (j + 1, shares[j] * 100), xytext=(0, 2), textcoords="offset points", ha="center"
         )
-    ax.axhline(100 / d, color=MUTED_INK, linestyle="--", linewidth=1)
+    ax.axhline(100 / d, color=MUTED_INK, linestyle="--", linewidth=1, gid="guide")
     ax.annotate(f"平均分 {100 / d:.1f}%", (d, 100 / d), xytext=(0, 3), textcoords="offset points", ha="right")
     ax.set_xlabel("维度")
     ax.set_ylabel("占方差的比例（%）")
@@ -153,8 +153,8 @@ def eps_curve(eps, losses, sigma2_band, *, default_eps: float = 1e-5, title: str
     ax.axvspan(low, high, color=OKABE_ITO["sky_blue"], alpha=0.35, linewidth=0)
     ax.annotate("真实的行的 σ²\n（5% ~ 95% 分位）", (np.sqrt(low * high), losses.max()), ha="center", va="top")
     color, dash, marker = _SERIES[0]
-    ax.plot(eps, losses, color=color, linestyle=dash, marker=marker)
-    ax.axvline(default_eps, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1)
+    ax.plot(eps, losses, color=color, linestyle=dash, marker=marker, **outlined(color))
+    ax.axvline(default_eps, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1, gid="guide")
     ax.annotate(f"训练时 ε = {default_eps:g}", (default_eps, losses.min()), xytext=(4, 4), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_xlabel("推理时的 ε（对数刻度）")

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .labels import NORM_NAMES, OUTCOME_WORDS, RESIDUAL_FORMS, layer_label, number
-from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, ink_on, use_cjk_font
+from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, casing, ink_on, outlined, use_cjk_font
 from .training import Run, Snapshot
 
 BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
@@ -82,7 +82,7 @@ def style(key, i: int = 0) -> dict:
     name, warmup = key if isinstance(key, tuple) else (key, 0)
     table = WARMUP_STYLES if warmup else STYLES
     color, ls, marker = table.get(name, _EXTRA[i % len(_EXTRA)])
-    return {"color": color, "linestyle": ls, "marker": marker}
+    return {"color": color, "linestyle": ls, "marker": marker} | outlined(color, 1.6)  # sky blue, yellow: cased
 
 
 def label(key) -> str:
@@ -135,7 +135,16 @@ def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
     )
     if diverged and finite.any():
         last = np.flatnonzero(finite)[-1]
-        ax.plot(x[last], y[last], marker="X", markersize=11, color=kw["color"], linestyle="none", gid="marker")
+        ax.plot(
+            x[last],
+            y[last],
+            marker="X",
+            markersize=11,
+            color=kw["color"],
+            markeredgecolor=kw.get("markeredgecolor", kw["color"]),
+            linestyle="none",
+            gid="marker",
+        )
 
 
 def loss_curves(
@@ -274,6 +283,7 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
                     linestyle=kw[1],
                     linewidth=1.5,
                     label=layer_label(layer),
+                    path_effects=casing(kw[0], 1.5),
                 )
             ax.set_xscale("log")
             ax.set_title(f"{label(key)}：{when}", fontsize=9)
@@ -332,6 +342,7 @@ def sweep_plot(
             markersize=10,
             linestyle="none",
             color=kw["color"],
+            markeredgecolor=kw.get("markeredgecolor", kw["color"]),
             gid="marker",
         )
     if first_loss is not None:

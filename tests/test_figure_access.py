@@ -23,6 +23,7 @@ import matplotlib
 import numpy as np
 import pytest
 from matplotlib import colors as mcolors
+from matplotlib import patheffects
 from matplotlib.collections import PathCollection
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
@@ -38,10 +39,12 @@ from lnlib import (
     geometry_plots,
     groups,
     invariance,
+    lm_plots,
     numerics,
     pitfalls,
     plots,
     tables,
+    tiny_lm,
     training_map,
     training_plots,
     transformer,
@@ -56,7 +59,7 @@ ROWS32 = (OFFSETS[:, None] + np.arange(4.0)).astype(np.float32)
 FORMS = ("post", "pre", "none", "deepnorm")
 DEPTHS = [3, 6, 12, 24]
 LAST = {"post": [1.0, 0.8, 0.6, 0.5], "pre": [0.9, 0.6, 0.45, 0.3]}
-FIGURE_MODULES = (plots, axes_diagrams, attention_scaling_plot, geometry_plots, training_plots)
+FIGURE_MODULES = (plots, axes_diagrams, attention_scaling_plot, geometry_plots, training_plots, lm_plots)
 
 
 def _run(steps: int, rate: float, diverged: bool = False) -> Run:
@@ -77,6 +80,7 @@ MLP = {"none": _run(60, 200), "layer": _run(60, 20), "batch": _run(60, 15), "rms
 XIONG = {("post", 0): _run(30, 20, True), ("post", 5): _run(60, 20), ("pre", 0): _run(60, 15), ("pre", 5): _run(60, 18)}
 GRID = {(v, 1e-2, w): run for (v, w), run in XIONG.items()} | {("none", 1e-2, 0): _run(60, 100)}
 BEFORE = {k: _snapshot(g) for k, g in (("none", 0.7), ("layer", 1.0), ("batch", 1.0), ("rms", 1.0))}
+TINY_LM = tiny_lm.load()
 AFTER = {k: _snapshot(g) for k, g in (("none", 0.8), ("layer", 1.0), ("batch", 1.0), ("rms", 1.0))}
 
 FIGURES = {
@@ -139,6 +143,14 @@ FIGURES = {
     "training_plots.outcome_map_plot": lambda: training_plots.outcome_map_plot(training_map.stored_outcome_map()),
     "training_plots.explorer_figure": lambda: training_plots.explorer_figure(GRID, ("post", "pre", "none"), 1e-2, 0),
     "training_plots.explorer_figure_warmup": lambda: training_plots.explorer_figure(GRID, ("post", "pre"), 1e-2, 5),
+    # notebook 16's figures, on the trained tiny model as the notebook draws them
+    "lm_plots.sigma_by_depth": lambda: lm_plots.sigma_by_depth(
+        tiny_lm.forward(TINY_LM, tiny_lm.encode(TINY_LM.config, "我吃苹果。")[None]), "我吃苹果。", TINY_LM.names
+    ),
+    "lm_plots.share_bars": lambda: lm_plots.share_bars(
+        np.linspace(1.0, 3.0, 32) / np.linspace(1.0, 3.0, 32).sum(), "2.attn"
+    ),
+    "lm_plots.eps_curve": lambda: lm_plots.eps_curve([1e-6, 1e-4, 1e-2, 1.0], [1.10, 1.10, 1.19, 3.32], (0.01, 0.5)),
 }
 
 
@@ -398,6 +410,80 @@ def test_every_text_has_contrast_4_5(figures, name):
         assert ratio >= 4.5, f"{name}: {text.get_text()!r} {text.get_color()} on {behind}: {ratio:.2f}"
         checked += 1
     assert checked >= 5
+
+
+# --- line and marker contrast -----------------------------------------------------------------------------
+
+LINE_CONTRAST = 3.0  # WCAG 2.x, success criterion 1.4.11 (non-text contrast)
+
+
+def casing_of(artist) -> tuple:
+    """(colour, width) of a dark stroke drawn under the artist's path (a path effect), or (None, 0)."""
+    for effect in artist.get_path_effects():
+        if isinstance(effect, patheffects.Stroke):
+            return effect._gc.get("foreground"), effect._gc.get("linewidth", 0)
+    return None, 0
+
+
+def stands_out(color, background, artist, linewidth: float) -> bool:
+    """The colour reaches 3:1 on the background, or the artist is cased by a colour that does, at least 0.75 pt
+    beyond the line on each side (WCAG's "contrasting border")."""
+    if contrast(color, background) >= LINE_CONTRAST:
+        return True
+    cased, width = casing_of(artist)
+    return cased is not None and contrast(cased, background) >= LINE_CONTRAST and width >= linewidth + 1.5
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_line_and_marker_stands_out_3_to_1(figures, name):
+    """Issue 41, item 3: notebook 16's yellow line was 1.32:1 on white, sky blue 2.31:1 (notebooks 09, 15, 16). Every
+    line, marker, step outline and scatter point reaches 3:1 against its axes by its colour, its marker edge or a
+    dark casing; the colours themselves stay Okabe–Ito (test_series_stay_apart_in_every_vision)."""
+    problems = []
+    for ax in figures[name].axes:
+        bg = mcolors.to_rgb(ax.get_facecolor())
+        for line in ax.get_lines():
+            if not line.get_visible():
+                continue
+            if line.get_linestyle() != "None" and not stands_out(line.get_color(), bg, line, line.get_linewidth()):
+                problems.append(f"line {line.get_label()!r} {mcolors.to_hex(line.get_color())}")
+            if line.get_marker() in (None, "None", "", " ") or not len(line.get_xdata()):
+                continue
+            face, edge = line.get_markerfacecolor(), line.get_markeredgecolor()
+            filled = line.get_fillstyle() != "none" and not (isinstance(face, str) and face == "none")
+            ok = (filled and contrast(face, bg) >= LINE_CONTRAST) or (
+                line.get_markeredgewidth() >= 0.8 and contrast(edge, bg) >= LINE_CONTRAST
+            )
+            if not ok and not line._marker.is_filled():  # "x", "+": strokes like a line's, a casing counts
+                ok = stands_out(edge, bg, line, line.get_markeredgewidth())
+            if not ok:
+                problems.append(f"marker of {line.get_label()!r} {mcolors.to_hex(face)} edge {mcolors.to_hex(edge)}")
+        for patch in ax.patches:
+            if isinstance(patch, Polygon) and not patch.get_fill() and patch.get_visible():
+                if not stands_out(patch.get_edgecolor()[:3], bg, patch, patch.get_linewidth()):
+                    problems.append(f"outline {patch.get_label()!r} {mcolors.to_hex(patch.get_edgecolor())}")
+        for cloud in ax.collections:
+            if isinstance(cloud, PathCollection) and len(cloud.get_offsets()):
+                faces, edges = cloud.get_facecolor(), cloud.get_edgecolor()
+                best = max(
+                    [contrast(c[:3], bg) for c in faces[:1]]
+                    + [contrast(c[:3], bg) for c in edges[:1] if cloud.get_linewidths()[0] >= 0.8]
+                )
+                if best < LINE_CONTRAST:
+                    problems.append(f"scatter {cloud.get_label()!r}: {best:.2f}:1")
+    assert not problems, f"{name}: under {LINE_CONTRAST}:1 on the axes: " + "; ".join(problems)
+
+
+def test_the_line_contrast_check_can_fail():
+    """The check above fails an uncased sky-blue line and yellow markers, and passes them cased and edged."""
+    fig = Figure()
+    ax = fig.add_subplot()
+    (bare,) = ax.plot([0, 1], [0, 1], color=plots.OKABE_ITO["sky_blue"], marker="o")
+    (cased,) = ax.plot([0, 1], [1, 0], color=plots.OKABE_ITO["yellow"], marker="v", **plots.outlined("#F0E442"))
+    assert not stands_out(bare.get_color(), (1, 1, 1), bare, bare.get_linewidth())
+    assert stands_out(cased.get_color(), (1, 1, 1), cased, cased.get_linewidth())
+    assert contrast(cased.get_markeredgecolor(), (1, 1, 1)) >= LINE_CONTRAST
+    assert plots.outlined(plots.OKABE_ITO["blue"]) == {}  # 5.0:1 by itself: drawn as it is
 
 
 def test_dimmed_cells_of_highlight_heatmap_are_readable(figures):

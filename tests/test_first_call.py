@@ -5,6 +5,7 @@ benchmarks/bench_first_call.py, never asserted here; these tests check the mecha
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -104,25 +105,45 @@ def test_warm_up_makes_every_registered_loop_ready_where_numba_runs():
         assert _train_kernels.kernels() is not None and _fast.compiled("layer_norm") is not None
 
 
-def test_binders_postbuild_leaves_every_loop_compiled():
-    """The image carries numba's cache: postBuild's warm-up line, run here (from this machine's cache), succeeds
-    and leaves both loops' machine code in the cache directory numba uses for lnlib."""
-    import re
+def test_binders_postbuild_warms_the_installed_lnlib_not_the_repositorys(tmp_path):
+    """Issue 41, item 1: postBuild ran `python -c` from the repository root, so it imported, compiled and checked
+    ./lnlib while every kernel (started in notebooks/) imports the installed copy: the image carried no compiled
+    loop for it. Here the repository is a folder with its own lnlib source and the installed copy another folder on
+    the path; postBuild's Python lines, run from the repository root as repo2docker runs them, must leave both
+    loops' machine code in the installed copy's cache and none in the repository's."""
+    import os
+    import shutil
     import subprocess
     import sys
 
     from tools.course import ROOT
 
-    post = (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
-    lines = [x for x in post.splitlines() if "warm_up" in x and x.startswith("python -c")]
-    assert len(lines) == 1, "postBuild must compile lnlib's loops (lnlib._fast.warm_up)"
-    code = re.fullmatch(r'python -c "(.*)"', lines[0]).group(1)
     if not _fast.available():
         pytest.skip("numba missing or its JIT disabled here")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900, cwd=ROOT)
-    assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
-    cache = {p.name.split(".")[0] for p in (ROOT / "lnlib" / "__pycache__").glob("*.nbi")}
-    assert {"_stats", "_train_kernels"} <= cache, cache
+    post = (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
+    lines = [x for x in post.splitlines() if x.startswith("python") and "import" in x and "lnlib" in x]
+    assert any("warm_up" in x for x in lines), "postBuild must compile lnlib's loops (lnlib._fast.warm_up)"
+    repo, site = tmp_path / "repo", tmp_path / "site"
+    for dest in (repo / "lnlib", site / "lnlib"):
+        shutil.copytree(ROOT / "lnlib", dest, ignore=shutil.ignore_patterns("__pycache__"))
+    for cached in (ROOT / "lnlib" / "__pycache__").glob("*.nb[ic]"):  # this machine's compiled loops, if any:
+        (site / "lnlib" / "__pycache__").mkdir(exist_ok=True)  # the installed copy loads them in seconds (same
+        shutil.copy2(cached, site / "lnlib" / "__pycache__")  # sources, same times), the repository's has none
+    (repo / "notebooks").mkdir()
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "PYTHONPATH": str(site),  # the installed copy: after the working directory on a plain `python -c`'s path
+        "MPLCONFIGDIR": str(tmp_path / "mpl"),
+    }
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env.pop("NUMBA_CACHE_DIR", None)
+    for line in lines:
+        done = subprocess.run(["bash", "-c", line], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0 and done.stderr == "", (line, done.stderr[-2000:])
+    installed = {p.name.split(".")[0] for p in (site / "lnlib" / "__pycache__").glob("*.nbi")}
+    assert {"_stats", "_train_kernels"} <= installed, installed
+    assert not list(repo.rglob("*.nbi")), "postBuild compiled the repository's copy, which no kernel imports"
 
 
 # ---------------------------------------------------------------- issue 39: every reachable kind, a damaged cache

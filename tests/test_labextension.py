@@ -7,6 +7,7 @@ writes, and that every install route carries it."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -90,3 +91,40 @@ def test_make_lab_links_the_extension_into_the_venv():
         link.resolve() == BUILT.resolve()
         or (link / "package.json").read_bytes() == (BUILT / "package.json").read_bytes()
     )
+
+
+def caret_accepts(spec: str, version: str) -> bool:
+    """npm's ^X.Y.Z for X >= 1: at least X.Y.Z, below (X+1).0.0."""
+    assert spec.startswith("^"), spec
+    low = tuple(int(p) for p in spec[1:].split("."))
+    have = tuple(int(p) for p in version.split("."))
+    return low <= have and have[0] == low[0]
+
+
+def test_the_extension_accepts_every_jupyterlab_4_it_runs_on():
+    """Issue 41, item 4: it asked for ^4.6.6 in package.json (JupyterLab's compatibility check) and in the bundle's
+    shared-module requirement, so JupyterLab 4.4.9 (repo2docker's base) called it "not compatible", though it uses
+    only APIs of JupyterLab 4.0 (RenderedImage, imageRendererFactory, IRenderMimeRegistry). Installed into
+    JupyterLab 4.0.13 and 4.4.9, `jupyter labextension list` shows it enabled and OK."""
+
+    def pins(path: Path) -> dict:
+        found = re.findall(r"^([A-Za-z0-9_.-]+)==([0-9.]+)", path.read_text(encoding="utf-8"), re.M)
+        return {name.lower(): version for name, version in found}
+
+    base, pinned = pins(ROOT / "tools" / "repo2docker-base-py3.11.txt"), pins(ROOT / "binder" / "requirements.txt")
+    versions = ["4.0.0", "4.0.13", base["jupyterlab"], pinned["jupyterlab"]]
+    built = json.loads((BUILT / "package.json").read_text(encoding="utf-8"))
+    for package, spec in built["dependencies"].items():
+        assert all(caret_accepts(spec, v) for v in versions), (package, spec, versions)
+    required = re.findall(r'requiredVersion:"([^"]+)"', built_javascript())
+    assert required and all(caret_accepts(spec, v) for spec in required for v in versions), required
+    assert not caret_accepts("^4.6.6", base["jupyterlab"])  # what the check above refuses
+
+
+def test_the_extension_marks_the_alt_text_as_simplified_chinese():
+    """Issue 41, item 4: JupyterLab sets <html lang="en"> without a language pack, so a screen reader read the
+    Chinese alt texts with an English voice; the extension gives each figure it describes lang="zh-Hans"."""
+    code = built_javascript()
+    assert '"zh-Hans"' in code or "'zh-Hans'" in code
+    source = (SOURCE / "src" / "index.js").read_text(encoding="utf-8")
+    assert source.count("ALT_LANG") == 3  # defined, set on output images, set on explorer pictures

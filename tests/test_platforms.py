@@ -90,3 +90,35 @@ def test_overlapping_markers_are_refused(tmp_path):
     path.write_text("numba>=0.60\n")
     with pytest.raises(ValueError, match="not an exact pin"):
         cp.pins_for(cp.TARGETS["linux-x86_64"], path)
+
+
+# ------------------------------------------------------------------ issue 41, item 1: the simulated Binder image
+
+
+def test_simulated_binder_copies_the_repository_as_repo2docker_does(tmp_path):
+    """postBuild runs in a copy (the learner's home), not in the repository itself: its pip build and warm-up
+    must be checked where they happen. The copy holds what git tracks, never build/ or a venv."""
+    from tools import simulate_binder as sb
+    from tools.course import ROOT
+
+    sb.copy_repository(tmp_path)
+    assert (tmp_path / "binder" / "postBuild").read_bytes() == (ROOT / "binder" / "postBuild").read_bytes()
+    assert (tmp_path / "lnlib" / "_stats.py").is_file() and (tmp_path / "notebooks" / "00-index.ipynb").is_file()
+    assert not (tmp_path / "build").exists() and not (tmp_path / ".venv").exists()
+    assert not list(tmp_path.rglob("__pycache__"))
+
+
+def test_simulated_binder_flags_a_kernel_that_compiles_or_imports_the_repositorys_lnlib(tmp_path):
+    """The kernel check of tools.simulate_binder (run from notebooks/): before issue 41 the image's cache sat in the
+    repository's lnlib/__pycache__, so a kernel found none for the installed copy (misses, no hits)."""
+    from tools import simulate_binder as sb
+
+    venv, home = tmp_path / "venv", tmp_path / "home"
+    site = venv / "lib" / "python3.11" / "site-packages" / "lnlib"
+    good = {"lnlib": str(site / "__init__.py"), "ready": True, "hits": 5, "misses": 0, "cache": [str(site)]}
+    assert sb.kernel_findings(good, venv, home) == []
+    compiled = {**good, "hits": 0, "misses": 5}
+    assert "compiled instead of loading" in sb.kernel_findings(compiled, venv, home)[0]
+    repository = {**good, "lnlib": str(home / "lnlib" / "__init__.py"), "cache": [str(home / "lnlib")]}
+    assert len(sb.kernel_findings(repository, venv, home)) == 2
+    assert sb.kernel_findings({**good, "ready": False, "hits": 0}, venv, home)

@@ -43,6 +43,19 @@ def test_site_page_img_carries_the_chinese_alt_text():
     assert alts == [plots.alt_text(f) for f in figs]
     assert "μ = 5" in alts[0] and "<X> & Y" in alts[1]  # the markup characters survive escaping intact
     assert PLACEHOLDER not in html
+    # issue 41, item 4: the page says its language is Simplified Chinese (it said "zh", no script), so a screen
+    # reader reads the alt texts and the text with a Chinese voice
+    assert re.search(r'<html lang="zh-Hans">', html), html[:200]
+
+
+def test_the_pdf_document_says_simplified_chinese(tmp_path):
+    """tools.pdf joins the site's pages into one document with its own <html lang>."""
+    from tools import course, pdf
+
+    for lesson, _ in course.planned_notebooks():
+        page = tmp_path / build_site.page_name(lesson.stem)
+        page.write_text("<html><head><title>t</title></head><body><main>正文</main></body></html>", encoding="utf-8")
+    assert pdf.combined_html(tmp_path).startswith('<!DOCTYPE html>\n<html lang="zh-Hans">')
 
 
 def test_the_template_override_is_what_adds_the_alt():

@@ -152,8 +152,20 @@ def mathjax_dir() -> Path:
     return Path(jupyter_server_mathjax.__file__).parent / "static"
 
 
+PAGE_LANG = "zh-Hans"  # Simplified Chinese: a screen reader reads the pages and the figures' alt texts in Chinese
+
+
+class _SiteExporter(HTMLExporter):
+    """nbconvert's HTML exporter with the page language a screen reader needs: nbconvert accepts only ISO 639-1
+    codes for <html lang> (it replaces "zh-Hans" with "en"), so the page is written with "zh" and given its script."""
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        body, resources = super().from_notebook_node(nb, resources, **kw)
+        return body.replace('<html lang="zh">', f'<html lang="{PAGE_LANG}">', 1), resources
+
+
 def _exporter() -> HTMLExporter:
-    return HTMLExporter(
+    return _SiteExporter(
         template_name="lab",
         template_file=TEMPLATE_NAME,
         extra_loaders=[jinja2.FileSystemLoader(TEMPLATES)],
@@ -186,7 +198,7 @@ def build(
     if placeholder and not preview:
         raise ValueError(
             f"repository: still the placeholder {repo_setting.PLACEHOLDER}, so every Binder link of the site would "
-            f"fail; {repo_setting.HOW_TO_SET}, or build a preview with --preview"
+            f"fail; {repo_setting.HOW_TO_SET}, or build a preview with --preview (make site PREVIEW=1)"
         )
     if not found:
         raise ValueError(f"notebooks: no NN-slug.ipynb in {notebooks}")

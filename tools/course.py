@@ -12,8 +12,10 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
+if TYPE_CHECKING:  # only annotations need it: the tools that read no notebook (hub_link) run on any Python 3.11+
+    import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"

@@ -29,11 +29,12 @@ FOLDER = re.compile(r"\w[\w.-]*")  # one folder name (Unicode letters allowed), 
 
 
 def repository_url(repo: str) -> str:
-    """'owner/name' -> 'https://github.com/owner/name'; full URLs (https://, git@…) are kept as given."""
+    """'owner/name' -> 'https://github.com/owner/name'; full URLs (https://, git@…, file:// for a repository on the
+    Hub's own machine) are kept as given."""
     repo = repo.strip()
     if course.REPOSITORY_FORMAT.fullmatch(repo):
         return f"https://github.com/{repo}"
-    if not re.match(r"(https?://|git@)", repo):
+    if not re.match(r"(https?://|git@|file:///)", repo):
         raise ValueError(f"repo: expected 'owner/name' or a repository URL, got {repo!r}")
     return repo.rstrip("/")
 

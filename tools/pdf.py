@@ -128,7 +128,7 @@ def combined_html(site: Path) -> str:
     )
     base = site.resolve().as_uri() + "/"
     return (
-        f'<!DOCTYPE html>\n<html lang="zh"><head><base href="{base}">{head}<style>{CONTENTS_CSS}</style></head>'
+        f'<!DOCTYPE html>\n<html lang="zh-Hans"><head><base href="{base}">{head}<style>{CONTENTS_CSS}</style></head>'
         f'<body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light">'
         f"<main>{contents}{''.join(chapters)}</main></body></html>"
     )

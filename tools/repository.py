@@ -22,7 +22,7 @@ from tools import course
 PLACEHOLDER = course.PLACEHOLDER_REPOSITORY
 BADGE_START, BADGE_END = "<!-- repository:binder -->", "<!-- /repository:binder -->"
 CITATION_LINE = re.compile(r'^repository-code: ".*"$', re.M)
-HOW_TO_SET = "set it with `python -m tools.nav --repo owner/name` (tools/course.toml, README.md, CITATION.cff)"
+HOW_TO_SET = "set it with `make repo REPO=owner/name` (tools/course.toml, README.md, CITATION.cff)"
 
 
 def is_placeholder(repository: str) -> bool:

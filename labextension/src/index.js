@@ -4,13 +4,20 @@
 // inside `.ln-explorer`) takes its tooltip, which lnlib sets to the alt text of the frame shown.
 import { IRenderMimeRegistry, RenderedImage, imageRendererFactory } from '@jupyterlab/rendermime';
 
+// lnlib's alt texts are Simplified Chinese, while JupyterLab sets <html lang="en"> unless a language pack is
+// installed: the lang attribute makes a screen reader read them with a Chinese voice, not an English one.
+const ALT_LANG = 'zh-Hans';
+
 class RenderedImageWithAlt extends RenderedImage {
   async render(model) {
     await super.render(model);
     const metadata = model.metadata[this.mimeType];
     const alt = metadata && typeof metadata === 'object' ? metadata.alt : undefined;
     const img = this.node.querySelector('img');
-    if (img && typeof alt === 'string' && alt) img.alt = alt;
+    if (img && typeof alt === 'string' && alt) {
+      img.alt = alt;
+      img.lang = ALT_LANG;
+    }
   }
 }
 
@@ -29,6 +36,7 @@ function titleToAlt(img) {
   const title = img.getAttribute('title');
   if (title) {
     img.setAttribute('alt', title);
+    img.setAttribute('lang', ALT_LANG);
     img.removeAttribute('title');
   }
 }

@@ -125,6 +125,13 @@ class LabServer:
         env = isolated_env(base)
         root = base / "notebooks"
         shutil.copytree(notebooks, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        # The course's JupyterLab extension as this checkout builds it (share/), in the isolated data dir, searched
+        # before the venv's (JUPYTER_PREFER_ENV_PATH=0; a venv's comes first otherwise): the tests see this
+        # checkout's extension, whatever the venv links (it may be another checkout's).
+        env["JUPYTER_PREFER_ENV_PATH"] = "0"
+        built = Path(__file__).resolve().parents[2] / "share" / "jupyter" / "labextensions" / "lnlib-alt-text"
+        (Path(env["JUPYTER_DATA_DIR"]) / "labextensions").mkdir(parents=True, exist_ok=True)
+        os.symlink(built, Path(env["JUPYTER_DATA_DIR"]) / "labextensions" / built.name, target_is_directory=True)
         settings = Path(env["JUPYTERLAB_SETTINGS_DIR"])
         for rel, value in LAB_SETTINGS.items():
             (settings / rel).parent.mkdir(parents=True, exist_ok=True)
