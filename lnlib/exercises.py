@@ -88,7 +88,7 @@ _NB02 = {
     ),
 }
 _NB03 = {
-    "03.mean_wo": Exercise(
+    "03.mean_pear": Exercise(
         6,
         "梨 这一行是 [3, 5, 6, 10]：加起来是 24，再除以 4。",
         nudge="均值 μ 是这一行 d 个数的平均。",
@@ -133,13 +133,13 @@ _NB03 = {
         sign=SIGN_FLIPPED_CENTER,
         mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "xhat"),
     ),
-    "03.variance_chi": Exercise(
+    "03.variance_pear": Exercise(
         6.5,
         "梨 减去均值 6 后是 [−3, −1, 0, 4]；平方后是 [9, 1, 0, 16]，加起来 26，再除以 4（不是 3）。",
         nudge="方差是偏差 x − μ 平方以后的平均；先求出「梨」这一行的 μ。",
         mistakes=row_mistakes([_PEAR], 0, "variance"),
     ),
-    "03.xhat_wo": Exercise(
+    "03.xhat_pear": Exercise(
         (_PEAR - 6) / np.sqrt(6.5),
         "梨 的 μ = 6、σ = √6.5 ≈ 2.550：(x − 6) / 2.550，结果保留三位小数即可。",
         nudge="x̂ = (x − μ) / σ：用「梨」这一行自己的 μ 和 σ。",
@@ -344,11 +344,16 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
     ),
     "07.param_no_bias": Exercise(
         1024,
-        "bias=False 去掉 β，只留下 γ（每一维一个数）。",
+        "bias=False 去掉 β，只留下 γ；γ 的形状就是 normalized_shape (4, 256)，一共 4 × 256 个数。",
+        nudge="γ 的形状和被归一化的那几维一样：这里是 (4, 256)。",
         atol=0,
         mistakes=(
             Mistake("这是默认设置（γ、β 都有）的个数：bias=False 去掉了 β。", 2048),
             Mistake("一个都不剩的是 elementwise_affine=False；bias=False 还留着 γ。", 0),
+            Mistake("只数了最后一维：normalized_shape 是 (4, 256)，γ 的形状也是 (4, 256)。", 256),
+            Mistake("把两维加起来了：(4, 256) 的 γ 有 4 × 256 个数。", 260),
+            Mistake("768 是上面 d = 768 那个例子的数：这一题的 γ 形状是 (4, 256)。", 768),
+            Mistake("算上了 β：bias=False 去掉了 β，只留 γ。", 512),
         ),
     ),
 }
@@ -546,7 +551,7 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
             Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", np.array([1, 2, 2, 4]) / np.sqrt(25 / 3)),
         ),
     ),
-    "11.llama_norm": Exercise(
+    "11.which_norm": Exercise(
         "rmsnorm",
         "[11, 12, 13, 14] 是 [1, 2, 3, 4] 每个数加 10：LayerNorm 先减均值，加的 10 会被减掉；"
         "RMSNorm 不减均值，输出会变。[2, 4, 6, 8] 是整体乘 2，两种都不变。",
@@ -662,9 +667,14 @@ _NB13: dict[str, Exercise] = {  # exercises of notebook 13
     ),
     "13.float16_overflow": Exercise(
         256,
-        "float16 最大是 65504；255² = 65025，256² = 65536。",
+        "float16 最大是 65504，√65504 ≈ 255.9；255² = 65025 还没超过，256² = 65536 超过了。",
+        nudge="先求 √65504 大约是多少，再看它两边的整数。",
         atol=0,
-        mistakes=(Mistake("255² = 65025，还没超过 65504。", 255), Mistake("300² 会溢出，但 256 更小。", 300)),
+        mistakes=(
+            Mistake("255² = 65025，还没超过 65504；再大一个试试。", 255),
+            Mistake("题目问的是一个整数：√65504 ≈ 255.9 不是整数，比它大的第一个整数才会溢出。", np.sqrt(65504), 0.06),
+            Mistake("这是 float16 的最大值本身：题目问的是哪个数的平方超过它。", 65504),
+        ),
     ),
     "13.welford_m2": Exercise(
         200,
@@ -902,7 +912,7 @@ EXERCISES: dict[str, Exercise] = {
 def judge(name: str, answer) -> Verdict:
     """The verdict on a learner's answer to exercise `name` (what `check` prints, without printing it)."""
     if not isinstance(name, str):
-        raise TypeError(f"name: expected an exercise name such as '03.mean_wo', got {name!r}")
+        raise TypeError(f"name: expected an exercise name such as '03.mean_pear', got {name!r}")
     if name not in EXERCISES:
         known = ", ".join(sorted(EXERCISES))
         raise ValueError(f"name: unknown exercise {name!r}; known exercises: {known}")
