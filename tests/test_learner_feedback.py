@@ -515,3 +515,26 @@ def test_the_worked_answer_of_a_choice_question_is_in_chinese_quotes():
 def test_affine_names_a_forgotten_gamma():
     verdict = judge("14.affine", round(-1.342 + 1, 3))  # x̂ + β, without γ = 2
     assert verdict.mistake and "γ" in verdict.mistake, verdict.message
+
+
+# ---------------------------------------------------------------- plug-in exercises need a step (issue 40)
+
+
+@pytest.mark.parametrize(
+    ("name", "plugged", "said"),
+    [
+        ("01.ratio", 3, "[6, 12, 18, 24] 和「苹果」"),  # the rule above: input × 3 → output × 3
+        ("12.scale", 1 / 8, "dy 也乘了 3"),  # the rule above: x × c → dx / c
+        ("07.param_no_bias", 768, "d = 768"),  # the example printed above: bias=False → d
+        ("07.param_no_bias", 256, "只数了最后一维"),
+    ],
+)
+def test_the_rule_stated_above_is_not_the_whole_answer(name, plugged, said):
+    verdict = judge(name, plugged)
+    assert not verdict.ok and said in verdict.message, verdict.message
+
+
+def test_the_combined_answers_are_right_as_a_learner_writes_them():
+    assert judge("01.ratio", 10 / 3).ok and judge("01.ratio", 3.33).ok and not judge("01.ratio", 3.3).ok
+    assert judge("12.scale", 3 / 8).ok and judge("12.scale", 0.375).ok
+    assert judge("13.float16_overflow", 256).ok and "255.9" in judge("13.float16_overflow", 255.94).message
