@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _record
 from .data import TOKEN_MATRIX
-from .grading import SIGN_FLIPPED_CENTER, Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
+from .grading import HINT_AFTER, SIGN_FLIPPED_CENTER, Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
 
 __all__ = ["EXERCISES", "Exercise", "Mistake", "Verdict", "check", "judge"]
 
@@ -931,9 +931,10 @@ def judge(name: str, answer) -> Verdict:
 def check(name: str, answer) -> None:
     """Print ✓ or ✗ with the reason for a learner's answer; display nothing else.
 
-    The first wrong try names the mistake (or gives a nudge); from the second wrong try of the same exercise on the
-    hint follows too; the worked answer only comes from `lnlib.hint(name)`. A right answer is recorded for
-    `lnlib.progress()` (silently skipped when the data folder cannot be written) and starts the tries over.
+    The first two wrong tries name the mistake (or give a nudge), the second also says where the solution is; the
+    hint, which works the answer out, comes from the third wrong try of the same exercise on, or from
+    `lnlib.hint(name)`. A right answer is recorded for `lnlib.progress()` (silently skipped when the data folder
+    cannot be written) and starts the tries over.
     """
     verdict = judge(name, answer)
     if answer is None:
@@ -943,5 +944,9 @@ def check(name: str, answer) -> None:
         print(f"✓ 正确！（{name}）")
     else:
         tries = _record.tried(name)
-        more = f'\n  还想看解法：运行 lnlib.hint("{name}")。' if tries > 1 and verdict.first else ""
+        more = ""
+        if tries == HINT_AFTER and verdict.first:
+            more = f'\n  还想看解法：运行 lnlib.hint("{name}")；再答错一次，这里也会给出解法。'
+        elif tries > HINT_AFTER and verdict.first:
+            more = f'\n  完整的解法：运行 lnlib.hint("{name}")。'
         print(f"✗ 还不对（{name}）：{verdict.text(tries)}{more}")

@@ -538,3 +538,22 @@ def test_the_combined_answers_are_right_as_a_learner_writes_them():
     assert judge("01.ratio", 10 / 3).ok and judge("01.ratio", 3.33).ok and not judge("01.ratio", 3.3).ok
     assert judge("12.scale", 3 / 8).ok and judge("12.scale", 0.375).ok
     assert judge("13.float16_overflow", 256).ok and "255.9" in judge("13.float16_overflow", 255.94).message
+
+
+# ---------------------------------------------------------------- the answer only on request or a third try (issue 40)
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong", "answer_text"),
+    [("03.variance_apple", 17, "再除以 d = 4"), ("16.eps_shrink", 0.9, "0.707 倍")],
+)
+def test_the_second_wrong_try_does_not_hand_over_the_answer(name, wrong, answer_text, capsys):
+    import lnlib
+
+    said = []
+    for _ in range(3):
+        lnlib.check(name, wrong)
+        said.append(capsys.readouterr().out)
+    assert answer_text not in said[0] and answer_text not in said[1], said[1]
+    assert f'lnlib.hint("{name}")' in said[1]
+    assert answer_text in said[2]
