@@ -62,6 +62,7 @@ _NB02 = {
         mistakes=(
             Mistake("按列求了平均（每一维一个数）：题目要的是每个 token（每一行）一个均值。", [1.5, 3.5, 4.5, 8.5]),
             Mistake("对整张表求了平均：题目要的是每一行各自的均值。", [4.5, 4.5]),
+            Mistake("只加起来，忘了除以 d = 4：均值是每一行的和再除以 4。", [16, 20]),
         ),
     ),
     "02.column_mean": Exercise(
@@ -71,6 +72,7 @@ _NB02 = {
             Mistake("求的是第 1 行的平均：这里问的是第 4 列。", 4),
             Mistake("求的是第 2 行的平均：这里问的是第 4 列（7 和 10）。", 5),
             Mistake("除以了 4：这一列只有 2 个数（2 个 token）。", 17 / 4),
+            Mistake("只加起来，忘了除以 2：均值是这一列的和再除以它的个数。", 17),
         ),
     ),
     "02.count": Exercise(
@@ -89,6 +91,7 @@ _NB02 = {
             Mistake("只用了一行（苹果）：整张表一起统计，要把 12 个数都放进来。", 5),
             Mistake("除以了 3（行数）：整张表一共有 12 个数。", 80),
             Mistake("除以了 4（列数）：整张表一共有 12 个数。", 60),
+            Mistake("只加起来，忘了除以 12：均值是 12 个数的和再除以 12。", 240),
         ),
     ),
 }
@@ -733,7 +736,14 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
             Mistake("分子 x − μ 全是 0，结果不会是 1。", [1, 1, 1, 1]),
         ),
     ),
-    "14.lost": Exercise("b", "减去 μ 以后，这一行的平均值一定是 0，原来的平均值就不见了。"),
+    "14.lost": Exercise(
+        "b",
+        "减去 μ 以后，这一行的平均值一定是 0，原来的平均值就不见了。",
+        mistakes=(
+            Mistake("谁高谁低的顺序留下来了：每个数减去同一个 μ、除以同一个正数 σ，大小顺序不变。", "a"),
+            Mistake("差距的比例留下来了：每个差距都除以同一个 σ，两个差距之比不变（第 5 篇的「模式」）。", "c"),
+        ),
+    ),
     "14.affine": Exercise(
         2 * -1.342 + 1,
         "y = γ · x̂ + β = 2 × (−1.342) + 1。",
@@ -754,7 +764,17 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         atol=0,
         mistakes=(Mistake("这是 LayerNorm 的个数（每行一个）；BatchNorm 每一列一个。", 3),),
     ),
-    "14.pre_ln": Exercise("a", "Pre-LN 先归一化再送进子层，残差那条路不经过 LN。"),
+    "14.pre_ln": Exercise(
+        "a",
+        "Pre-LN 先归一化再送进子层，残差那条路不经过 LN。",
+        mistakes=(
+            Mistake(
+                "b 是 Post-LN：LN(x + F(x))，先把残差和子层的输出相加，再对和做 LN（原始 Transformer 的写法）；"
+                "Pre-LN 是先归一化再进子层。",
+                "b",
+            ),
+        ),
+    ),
     "14.attention_scale": Exercise(8, "除以 √d_k。", mistakes=(Mistake("除以的是 √d_k，不是 d_k。", 64),)),
     "14.rms_first": Exercise(
         1 / np.sqrt(21),
@@ -804,6 +824,10 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         "b",
         "两个约 10⁸ 的大数相减：哪种算法要先算 x² 的平均？",
         synonyms=("一遍法", "e[x^2]-e[x]^2", "e[x²]-e[x]²", "onepass", "one-pass"),
+        mistakes=(
+            Mistake("两遍法先求出 μ，再平方的是偏差 0、1、2、3 这样不大的数，float32 算得准。", "a"),
+            Mistake("Welford 每读一个数都更新均值和偏差平方和 M2，用的也是偏差，不会整个抵消。", "c"),
+        ),
     ),
 }
 
@@ -826,6 +850,12 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
         mistakes=(
             Mistake("这是两类时瞎猜的准确率：这里有三类（三条螺旋臂），每个输入都得到同一个预测。", 0.5),
             Mistake("批统计量用的是这 1 个样本自己：减去均值后全是 0，网络根本看不到输入。", 1.0),
+            Mistake(
+                "准确率 0 是一个也猜不对：网络看不到输入，每个输入得到同一个预测，"
+                "可三类各占三分之一，这个预测总能碰对其中一类。",
+                0,
+                0,
+            ),
         ),
     ),
     "15.predict_post": Exercise(
@@ -848,6 +878,10 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
         "a",
         "有归一化时，每一层都把输入的尺度除掉；没有归一化时 8 层就把尺度乘上 s⁸ = 4⁸ ≈ 65536。",
         synonyms=("无归一化", "none"),
+        mistakes=(
+            Mistake("LayerNorm 每一层都把输入的尺度除掉：初始权重放大 4 倍，归一化以后还是同样的尺度。", "b"),
+            Mistake("不加归一化时，8 层把尺度乘上 4⁸ ≈ 65536：学习率 0.01 对它来说太大了。", "c"),
+        ),
     ),
 }
 
@@ -946,7 +980,7 @@ def check(name: str, answer) -> None:
         tries = _record.tried(name)
         more = ""
         if tries == HINT_AFTER and verdict.first:
-            more = f'\n  还想看解法：运行 lnlib.hint("{name}")；再答错一次，这里也会给出解法。'
+            more = f'\n  想现在就看解法：运行 lnlib.hint("{name}")；再答错一次，这里也会给出解法。'
         elif tries > HINT_AFTER and verdict.first:
             more = f'\n  完整的解法：运行 lnlib.hint("{name}")。'
         print(f"✗ 还不对（{name}）：{verdict.text(tries)}{more}")

@@ -94,7 +94,7 @@ class Verdict:
 
 GENERAL_NUDGE = "再对照这一节的公式，一步一步检查一遍。"
 CHOICE_NUDGE = "把每个选项放回这一节讲过的例子里试一试，看哪一个说法站得住。"
-NEXT_TRY = "再试一次会有更具体的提示。"
+NEXT_TRY = "先自己再试试；第三次还不对时，这里会给出解法。"
 
 
 # ---------------------------------------------------------------- numbers as a person writes them
@@ -346,6 +346,28 @@ def _close(got: np.ndarray, want: np.ndarray, atol: float) -> bool:
     return got.shape == want.shape and bool(np.all(np.abs(got - want) <= atol * (1 + _SLACK) + _SLACK * np.abs(want)))
 
 
+def _typed_half_unit(got: np.ndarray) -> np.ndarray:
+    """Half a unit of the last decimal each entry was written with, where the entry carries at least one decimal and
+    three significant digits (6.67, 66.67, 666.7); 0 elsewhere (7, 0.5). A learner's precision, not the question's."""
+    out = np.zeros(got.shape)
+    for index, v in np.ndenumerate(got):
+        text = repr(float(v))
+        if "e" in text or "." not in text or not math.isfinite(v):
+            continue
+        whole, decimals = text.lstrip("-").split(".")
+        digits = (whole + decimals).lstrip("0")
+        if decimals != "0" and len(digits) >= 3:
+            out[index] = 0.5 * 10.0 ** -len(decimals)
+    return out
+
+
+def _close_as_typed(got: np.ndarray, wrong: np.ndarray, atol: float, typed: np.ndarray) -> bool:
+    """A typical wrong value written at the learner's own precision (6.67 for 20 / 3 = 6.666…)."""
+    if got.shape != wrong.shape or not np.any(typed):
+        return False
+    return bool(np.all(np.abs(got - wrong) <= np.maximum(atol, typed) * (1 + _SLACK) + _SLACK * np.abs(wrong)))
+
+
 def _shape_text(exercise: Exercise, got: np.ndarray, want: np.ndarray) -> str:
     if exercise.about and want.ndim == 1 and got.ndim <= 1:
         n, m = want.size, got.size
@@ -395,9 +417,11 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
     def named(text: str) -> Verdict:
         return Verdict(False, f"{shown}{text}\n  提示：{exercise.hint}", shown + text, text)
 
+    typed = _typed_half_unit(got)
     for mistake in exercise.mistakes:
         wrong = mistake.wrong_value()
-        if _close(got, wrong, exercise.atol if mistake.atol is None else mistake.atol):
+        atol = exercise.atol if mistake.atol is None else mistake.atol
+        if _close(got, wrong, atol) or _close_as_typed(got, wrong, atol, typed):
             return named(mistake.why)
     if got.shape != want.shape:
         text = _shape_text(exercise, got, want)

@@ -557,3 +557,37 @@ def test_the_second_wrong_try_does_not_hand_over_the_answer(name, wrong, answer_
     assert answer_text not in said[0] and answer_text not in said[1], said[1]
     assert f'lnlib.hint("{name}")' in said[1]
     assert answer_text in said[2]
+
+
+# ---------------------------------------------------------------- verdicts a reviewer's wrong answers should get (40)
+
+
+@pytest.mark.parametrize(
+    ("name", "typed", "said"),
+    [
+        ("03.variance_apple", 6.67, "d − 1"),  # 20 / 3 at two decimals, as 6.667 already was
+        ("13.welford_m2", 66.67, "M2 / n"),  # 200 / 3
+        ("04.unbiased_std", 666.7, "开平方根"),  # 2000 / 3
+        ("15.predict_batch1", 0, "三分之一"),  # conceptual, not "too few decimals"
+        ("02.row_means", [16, 20], "忘了除以 d = 4"),
+        ("02.column_mean", 17, "忘了除以 2"),
+        ("02.table_mean", 240, "忘了除以 12"),
+        ("14.pre_ln", "b", "Post-LN"),
+        ("14.lost", "a", "顺序"),
+        ("14.lost", "c", "比例"),
+        ("14.one_pass", "a", "两遍法"),
+        ("14.one_pass", "c", "Welford"),
+        ("15.predict_scale", "b", "LayerNorm"),
+        ("15.predict_scale", "c", "4⁸"),
+    ],
+)
+def test_a_typical_wrong_answer_gets_its_own_line(name, typed, said):
+    verdict = judge(name, typed)
+    assert not verdict.ok and verdict.mistake and said in verdict.mistake, verdict.message
+    assert "取整" not in verdict.message and "小数" not in verdict.mistake
+
+
+def test_the_learners_precision_does_not_name_a_mistake_for_a_short_number():
+    """6.67 is 20 / 3 written to two decimals; 7 (one significant digit) is only a wrong answer."""
+    assert not judge("03.variance_apple", 7).mistake
+    assert not judge("03.variance_apple", 6.6).mistake
