@@ -591,3 +591,70 @@ def test_the_learners_precision_does_not_name_a_mistake_for_a_short_number():
     """6.67 is 20 / 3 written to two decimals; 7 (one significant digit) is only a wrong answer."""
     assert not judge("03.variance_apple", 7).mistake
     assert not judge("03.variance_apple", 6.6).mistake
+
+
+# ---------------------------------------------------------------- checkers that accepted a taught mistake (40)
+
+
+def _bn(x, running_mean, running_var, training, momentum=0.1, eps=1e-5, *, ddof_norm=0, eps_out=False, update=False):
+    x = np.asarray(x, dtype=np.float64)
+    axes = tuple(range(x.ndim - 1))
+    n = int(np.prod([x.shape[a] for a in axes]))
+    mu, var = x.mean(axis=axes), x.var(axis=axes)
+    new_mean = (1 - momentum) * running_mean + momentum * mu
+    new_var = (1 - momentum) * running_var + momentum * var * n / (n - 1)
+    if not training:
+        y = (x - running_mean) / np.sqrt(running_var + eps)
+        return (y, new_mean, new_var) if update else (y, running_mean, running_var)
+    v = x.var(axis=axes, ddof=ddof_norm)
+    y = (x - mu) / (np.sqrt(v) + eps if eps_out else np.sqrt(v + eps))
+    return y, new_mean, new_var
+
+
+def _softmax_global_max(z):
+    e = np.exp(np.asarray(z, dtype=np.float64) - np.max(z))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _layer_norm_one_pass(x, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    mu = x.mean(axis=-1, keepdims=True)
+    var = (x * x).mean(axis=-1, keepdims=True) - mu * mu
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta
+
+
+def _backward_averaged(dy, x, gamma, eps=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    mu = x.mean(axis=-1, keepdims=True)
+    r = 1 / np.sqrt(((x - mu) ** 2).mean(axis=-1, keepdims=True) + eps)
+    x_hat = (x - mu) * r
+    g = dy * gamma
+    dx = r * (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True))
+    axes = tuple(range(x.ndim - 1))
+    return dx, (dy * x_hat).mean(axis=axes), dy.mean(axis=axes)
+
+
+@pytest.mark.parametrize(
+    ("name", "fn", "said"),
+    [
+        ("08.batch_norm", lambda *a, **k: _bn(*a, **k, eps_out=True), "根号外面"),
+        ("08.batch_norm", lambda *a, **k: _bn(*a, **k, ddof_norm=1), "归一化时用了无偏方差"),
+        ("08.batch_norm", lambda *a, **k: _bn(*a, **k, update=True), "评估模式也更新了"),
+        ("10.softmax", _softmax_global_max, "整个数组的最大值"),
+        ("07.layer_norm", _layer_norm_one_pass, "一遍法"),
+        ("12.layer_norm_backward", _backward_averaged, "求了平均"),
+    ],
+)
+def test_a_taught_mistake_fails_the_checker_and_is_named(name, fn, said):
+    from lnlib.code_exercises import judge_function
+
+    verdict = judge_function(name, fn)
+    assert not verdict.ok and said in verdict.mistake, verdict.message
+
+
+def test_the_right_batch_norm_and_softmax_still_pass():
+    from lnlib.code_exercises import judge_function
+
+    assert judge_function("08.batch_norm", _bn).ok
+    row_max = lambda z: (e := np.exp(z - np.max(z, axis=-1, keepdims=True))) / e.sum(axis=-1, keepdims=True)  # noqa: E731
+    assert judge_function("10.softmax", row_max).ok
