@@ -161,10 +161,13 @@ def _batch_norm_cases() -> list[Case]:
     rm, rv = rng.normal(size=3), rng.uniform(0.5, 2.0, size=3)
     const = x.copy()
     const[:, 1] = 7.0
+    small = x.copy()
+    small[:, 2] = 5 + 0.001 * np.array([-2.0, -1, 0, 1, 2])
     return [
         Case("训练模式：一批 5 × 3 的随机数", (x, rm, rv, True)),
         Case("评估模式：用 running 统计量，不更新它们", (x, rm, rv, False)),
         Case("训练模式：第 2 列是常数（σ² = 0）", (const, rm, rv, True)),
+        Case("训练模式：第 3 列的 σ 很小（5 + 0.001 × [−2, −1, 0, 1, 2]，σ² 比 ε 还小）", (small, rm, rv, True)),
         Case("训练模式：整体加了很大偏移（+10⁸）", (x + 1e8, rm, rv, True), 1e-5, 1e-5),
         Case("训练模式：(N, T, C) = (2, 4, 3)，按 N 和 T 一起统计", (rng.normal(size=(2, 4, 3)), rm, rv, True)),
         Case("训练模式：float32 输入", (x.astype(np.float32), rm, rv, True), 1e-4, 1e-4),
@@ -190,6 +193,10 @@ def _softmax_cases() -> list[Case]:
         Case("很大的分数 [1000, 1001, 1002]（直接 exp 会溢出）", (np.array([1000.0, 1001.0, 1002.0]),)),
         Case("很小的分数 [−1000, −1001, −1002]（直接 exp 会全变成 0）", (np.array([-1000.0, -1001.0, -1002.0]),)),
         Case("一样大的分数 [5, 5, 5, 5]", (np.full(4, 5.0),)),
+        Case(
+            "两行相差很远 [[1000, 1001, 1002], [−1000, −1001, −1002]]（每一行减自己的最大值）",
+            (np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -1002.0]]),),
+        ),
         Case("(B, T, T) = (2, 3, 3) 的批量：每一行各自归一", (rng.normal(size=(2, 3, 3)) * 5,)),
         Case("float32 输入", (rng.normal(size=(3, 5)).astype(np.float32),), 1e-5, 1e-6),
     ]
@@ -328,13 +335,18 @@ def _f(x) -> np.ndarray:
     return np.asarray(x, dtype=np.float64)
 
 
-def _ln_way(x, gamma, beta, eps=1e-5, *, axis=-1, ddof=0, center=True, root=True, eps_in=True, rms=False):
-    """LayerNorm with one thing done wrong: the statistics' axis, ddof, no centering, no root, ε outside the root."""
+def _ln_way(
+    x, gamma, beta, eps=1e-5, *, axis=-1, ddof=0, center=True, root=True, eps_in=True, rms=False, one_pass=False
+):
+    """LayerNorm with one thing done wrong: the statistics' axis, ddof, no centering, no root, ε outside the root,
+    the one-pass variance E[x²] − E[x]²."""
     x = _f(x)
     mu = x.mean(axis=axis, keepdims=True)
     n = x.size if axis is None else x.shape[axis]
     dev = x - mu
     var = (x * x if rms else dev * dev).sum(axis=axis, keepdims=True) / (n - ddof)
+    if one_pass:
+        var = (x * x).mean(axis=axis, keepdims=True) - mu * mu
     if eps_in is None:  # no ε at all
         scale = np.sqrt(var)
     elif root:
@@ -360,6 +372,9 @@ def _rms_way(x, gamma, eps=1e-6, *, ddof=0, center=False, eps_in=True, root=True
 
 def _softmax_way(z, *, axis=-1, stable=True):
     z = _f(z)
+    if stable == "global":  # one maximum for the whole array
+        e = np.exp(z - z.max())
+        return e / e.sum(axis=axis, keepdims=True)
     e = np.exp(z - z.max(axis=axis, keepdims=True) if stable else z)
     return e / e.sum(axis=axis, keepdims=True)
 
@@ -391,18 +406,32 @@ def _bn_way(x, running_mean, running_var, training, momentum=0.1, eps=1e-5, *, w
     mu, var = x.mean(axis=axes), x.var(axis=axes)
     if way == "layer_axis":  # only its training output is characteristic
         return (_ln_way(x, 1.0, 0.0, eps), ANY, ANY) if training else (ANY, ANY, ANY)
+    unbiased = var * n / (n - 1)
     if not training:
         if way == "eval_batch":
             return (x - mu) / np.sqrt(var + eps), rm, rv
+        if way == "eval_update":
+            return (
+                (x - rm) / np.sqrt(rv + eps),
+                (1 - momentum) * rm + momentum * mu,
+                (1 - momentum) * rv + momentum * unbiased,
+            )
         return (x - rm) / np.sqrt(rv + eps), rm, rv
-    y = (x - mu) / np.sqrt(var + eps)
+    if way == "unbiased_norm":
+        y = (x - mu) / np.sqrt(unbiased + eps)
+    elif way == "eps_out":
+        y = (x - mu) / (np.sqrt(var) + eps)
+    else:
+        y = (x - mu) / np.sqrt(var + eps)
     batch_var = var if way == "biased" else var * n / (n - 1)
     if way == "flipped":
         return y, momentum * rm + (1 - momentum) * mu, momentum * rv + (1 - momentum) * batch_var
     return y, (1 - momentum) * rm + momentum * mu, (1 - momentum) * rv + momentum * batch_var
 
 
-def _backward_way(dy, x, gamma, eps=1e-5, *, mean_term=True, xhat_term=True, use_gamma=True, swap=False):
+def _backward_way(
+    dy, x, gamma, eps=1e-5, *, mean_term=True, xhat_term=True, use_gamma=True, swap=False, averaged=False
+):
     dy, x = _f(dy), _f(x)
     mu = x.mean(axis=-1, keepdims=True)
     r = 1 / np.sqrt(((x - mu) ** 2).mean(axis=-1, keepdims=True) + eps)
@@ -415,6 +444,9 @@ def _backward_way(dy, x, gamma, eps=1e-5, *, mean_term=True, xhat_term=True, use
         inside = inside - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)
     axes = tuple(range(x.ndim - 1))
     dgamma, dbeta = (dy * x_hat).sum(axis=axes), dy.sum(axis=axes)
+    if averaged:  # averaged over the tokens instead of summed
+        tokens = int(np.prod([x.shape[a] for a in axes]))
+        dgamma, dbeta = dgamma / tokens, dbeta / tokens
     return (inside * r, dbeta, dgamma) if swap else (inside * r, dgamma, dbeta)
 
 
@@ -470,6 +502,10 @@ _COLUMNS = "沿错了轴（axis=0，按列，BatchNorm 的方向）：LayerNorm 
 _WHOLE = "把整个数组放在一起统计了（没写 axis）：LayerNorm 每个 token（最后一维）各算各的。"
 _NO_CENTER = "没有减均值：分子应该是 x − μ（减均值的是 LayerNorm，不减的是 RMSNorm）。"
 _SWAPPED_GB = "γ 和 β 用反了：γ 乘在 x̂ 上，β 再加上去：γ · x̂ + β。"
+_ONE_PASS = (
+    "方差用了一遍法 E[x²] − E[x]²：数值很大（整体偏移 10⁸）时，两个差不多大的数相减，有效数字全抵消了"
+    "（第 13 篇）。先求 μ，再求 (x − μ)² 的平均。"
+)
 
 _LN_WAYS = _ways(
     _ln_way,
@@ -481,6 +517,7 @@ _LN_WAYS = _ways(
         (_COLUMNS, [{"axis": 0}, {"axis": -2}]),
         (_WHOLE, {"axis": None}),
         (_NO_CENTER, [{"center": False}, {"center": False, "rms": True}]),
+        (_ONE_PASS, {"one_pass": True}),
     ],
 ) + (WrongWay(_SWAPPED_GB, lambda x, gamma, beta, eps=1e-5: _ln_way(x, beta, gamma, eps)),)
 
@@ -504,6 +541,11 @@ _SOFTMAX_WAYS = _ways(
             {"stable": False},
         ),
         ("沿错了轴（axis=0）：softmax 沿最后一维，每一行加起来是 1。", [{"axis": 0}, {"axis": 0, "stable": False}]),
+        (
+            "减的是整个数组的最大值，不是每一行自己的：两行相差很远时，另一行的 exp 全变成 0（0 / 0 = nan）。"
+            "用 z.max(axis=-1, keepdims=True)。",
+            {"stable": "global"},
+        ),
     ],
 )
 
@@ -543,6 +585,16 @@ _BN_WAYS = _ways(
         ),
         ("评估模式还在用这一批自己的均值和方差：评估时要用 running_mean 和 running_var。", {"way": "eval_batch"}),
         (
+            "评估模式也更新了 running 统计量：评估时只用 running_mean、running_var 归一化，把它们原样返回。",
+            {"way": "eval_update"},
+        ),
+        (
+            "归一化时用了无偏方差（除以 n − 1）：归一化用这一批的有偏方差（除以 n），"
+            "只有更新 running_var 时才用无偏方差。",
+            {"way": "unbiased_norm"},
+        ),
+        (_EPS_OUT, {"way": "eps_out"}),
+        (
             "沿错了轴：这是 LayerNorm 的方向（最后一维）。BatchNorm 对每个特征（最后一维的每一列）统计整批。",
             {"way": "layer_axis"},
         ),
@@ -556,6 +608,10 @@ _BACKWARD_WAYS = _ways(
         ("漏掉了来自 σ 的那一项 −x̂ · mean(g ⊙ x̂)：σ 也依赖 x。", {"xhat_term": False}),
         ("忘了 γ：流进 x̂ 的梯度是 g = dy ⊙ γ，不是 dy。", {"use_gamma": False}),
         ("dgamma 和 dbeta 放反了：dgamma = Σ dy ⊙ x̂，dbeta = Σ dy。", {"swap": True}),
+        (
+            "dgamma、dbeta 对 token 求了平均：γ、β 被每个 token 用了一次，梯度是各 token 的和，不是平均。",
+            {"averaged": True},
+        ),
     ],
 )
 

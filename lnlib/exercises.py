@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _record
 from .data import TOKEN_MATRIX
-from .grading import SIGN_FLIPPED_CENTER, Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
+from .grading import HINT_AFTER, SIGN_FLIPPED_CENTER, Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
 
 __all__ = ["EXERCISES", "Exercise", "Mistake", "Verdict", "check", "judge"]
 
@@ -34,11 +34,16 @@ _NB01 = {
         ),
     ),
     "01.ratio": Exercise(
-        3,
-        "矩阵乘法是线性的：输入整体乘 3，输出也整体乘 3。",
+        10 / 3,
+        "矩阵乘法是线性的：「吃」是「苹果」的 10 倍，输出也是 10 倍；[6, 12, 18, 24] 是「苹果」的 3 倍，输出也是 3 倍。"
+        "两者相比是 10 / 3 ≈ 3.33 倍。",
+        nudge="两个输入都是「苹果」的整数倍：先分别想它们的输出是「苹果」输出的几倍。",
+        atol=0.005,
         mistakes=(
-            Mistake("这是「吃」和「苹果」之间的倍数：这里的输入只乘了 3。", 10),
-            Mistake("平方了：线性层的输出和输入成正比，不是和它的平方成正比。", 9),
+            Mistake("这是「吃」和「苹果」之间的倍数：这里比的是「吃」和「苹果」的 3 倍。", 10),
+            Mistake("这是 [6, 12, 18, 24] 和「苹果」之间的倍数：这里比的是「吃」和它。", 3),
+            Mistake("倒过来了：「吃」更大，它的输出是 [6, 12, 18, 24] 的输出的 10 / 3 倍。", 3 / 10, 0.005),
+            Mistake("乘起来了：10 倍和 3 倍要相除，不是相乘。", 30),
         ),
     ),
     "01.apple_times_w": Exercise(
@@ -57,6 +62,7 @@ _NB02 = {
         mistakes=(
             Mistake("按列求了平均（每一维一个数）：题目要的是每个 token（每一行）一个均值。", [1.5, 3.5, 4.5, 8.5]),
             Mistake("对整张表求了平均：题目要的是每一行各自的均值。", [4.5, 4.5]),
+            Mistake("只加起来，忘了除以 d = 4：均值是每一行的和再除以 4。", [16, 20]),
         ),
     ),
     "02.column_mean": Exercise(
@@ -66,6 +72,7 @@ _NB02 = {
             Mistake("求的是第 1 行的平均：这里问的是第 4 列。", 4),
             Mistake("求的是第 2 行的平均：这里问的是第 4 列（7 和 10）。", 5),
             Mistake("除以了 4：这一列只有 2 个数（2 个 token）。", 17 / 4),
+            Mistake("只加起来，忘了除以 2：均值是这一列的和再除以它的个数。", 17),
         ),
     ),
     "02.count": Exercise(
@@ -84,11 +91,12 @@ _NB02 = {
             Mistake("只用了一行（苹果）：整张表一起统计，要把 12 个数都放进来。", 5),
             Mistake("除以了 3（行数）：整张表一共有 12 个数。", 80),
             Mistake("除以了 4（列数）：整张表一共有 12 个数。", 60),
+            Mistake("只加起来，忘了除以 12：均值是 12 个数的和再除以 12。", 240),
         ),
     ),
 }
 _NB03 = {
-    "03.mean_wo": Exercise(
+    "03.mean_pear": Exercise(
         6,
         "梨 这一行是 [3, 5, 6, 10]：加起来是 24，再除以 4。",
         nudge="均值 μ 是这一行 d 个数的平均。",
@@ -133,13 +141,13 @@ _NB03 = {
         sign=SIGN_FLIPPED_CENTER,
         mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "xhat"),
     ),
-    "03.variance_chi": Exercise(
+    "03.variance_pear": Exercise(
         6.5,
         "梨 减去均值 6 后是 [−3, −1, 0, 4]；平方后是 [9, 1, 0, 16]，加起来 26，再除以 4（不是 3）。",
         nudge="方差是偏差 x − μ 平方以后的平均；先求出「梨」这一行的 μ。",
         mistakes=row_mistakes([_PEAR], 0, "variance"),
     ),
-    "03.xhat_wo": Exercise(
+    "03.xhat_pear": Exercise(
         (_PEAR - 6) / np.sqrt(6.5),
         "梨 的 μ = 6、σ = √6.5 ≈ 2.550：(x − 6) / 2.550，结果保留三位小数即可。",
         nudge="x̂ = (x − μ) / σ：用「梨」这一行自己的 μ 和 σ。",
@@ -344,11 +352,16 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
     ),
     "07.param_no_bias": Exercise(
         1024,
-        "bias=False 去掉 β，只留下 γ（每一维一个数）。",
+        "bias=False 去掉 β，只留下 γ；γ 的形状就是 normalized_shape (4, 256)，一共 4 × 256 个数。",
+        nudge="γ 的形状和被归一化的那几维一样：这里是 (4, 256)。",
         atol=0,
         mistakes=(
             Mistake("这是默认设置（γ、β 都有）的个数：bias=False 去掉了 β。", 2048),
             Mistake("一个都不剩的是 elementwise_affine=False；bias=False 还留着 γ。", 0),
+            Mistake("只数了最后一维：normalized_shape 是 (4, 256)，γ 的形状也是 (4, 256)。", 256),
+            Mistake("把两维加起来了：(4, 256) 的 γ 有 4 × 256 个数。", 260),
+            Mistake("768 是上面 d = 768 那个例子的数：这一题的 γ 形状是 (4, 256)。", 768),
+            Mistake("算上了 β：bias=False 去掉了 β，只留 γ。", 512),
         ),
     ),
 }
@@ -546,7 +559,7 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
             Mistake("平方和除以了 d − 1 = 3：RMS 里是除以 d。", np.array([1, 2, 2, 4]) / np.sqrt(25 / 3)),
         ),
     ),
-    "11.llama_norm": Exercise(
+    "11.which_norm": Exercise(
         "rmsnorm",
         "[11, 12, 13, 14] 是 [1, 2, 3, 4] 每个数加 10：LayerNorm 先减均值，加的 10 会被减掉；"
         "RMSNorm 不减均值，输出会变。[2, 4, 6, 8] 是整体乘 2，两种都不变。",
@@ -627,12 +640,16 @@ _NB12: dict[str, Exercise] = {  # exercises of notebook 12
         ),
     ),
     "12.scale": Exercise(
-        0.125,
-        "x 乘以 c，dx 变成原来的 1/c。",
+        0.375,
+        "x 乘以 c，dx 变成原来的 1/c；dx 对 dy 是线性的，dy 乘 3，dx 也乘 3。合起来是 3 / 8 = 0.375。",
+        nudge="分两步想：只把 x 乘以 8 时 dx 怎么变？只把 dy 乘以 3 时呢？",
         mistakes=(
-            Mistake("倒过来了：输入越大，梯度越小。", 8),
+            Mistake("只算了 x 乘以 8 这一半：dy 也乘了 3，dx 对 dy 是线性的。", 1 / 8),
+            Mistake("只算了 dy 乘以 3 这一半：x 乘以 8 时，dx 变成原来的 1/8。", 3),
+            Mistake("x 这一边倒过来了：输入越大，梯度越小（1/8，不是 8）。", 24),
             Mistake("输出不变，不等于梯度不变：r = 1/σ 也跟着变小。", 1),
-            Mistake("是 1/c，不是 1/c²。", 1 / 64),
+            Mistake("是 1/c，不是 1/c²：3 / 64 不对，应该是 3 / 8。", 3 / 64),
+            Mistake("倒过来了：是 3 / 8，不是 8 / 3。", 8 / 3, 0.005),
         ),
     ),
 }
@@ -662,9 +679,14 @@ _NB13: dict[str, Exercise] = {  # exercises of notebook 13
     ),
     "13.float16_overflow": Exercise(
         256,
-        "float16 最大是 65504；255² = 65025，256² = 65536。",
+        "float16 最大是 65504，√65504 ≈ 255.9；255² = 65025 还没超过，256² = 65536 超过了。",
+        nudge="先求 √65504 大约是多少，再看它两边的整数。",
         atol=0,
-        mistakes=(Mistake("255² = 65025，还没超过 65504。", 255), Mistake("300² 会溢出，但 256 更小。", 300)),
+        mistakes=(
+            Mistake("255² = 65025，还没超过 65504；再大一个试试。", 255),
+            Mistake("题目问的是一个整数：√65504 ≈ 255.9 不是整数，比它大的第一个整数才会溢出。", np.sqrt(65504), 0.06),
+            Mistake("这是 float16 的最大值本身：题目问的是哪个数的平方超过它。", 65504),
+        ),
     ),
     "13.welford_m2": Exercise(
         200,
@@ -714,7 +736,14 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
             Mistake("分子 x − μ 全是 0，结果不会是 1。", [1, 1, 1, 1]),
         ),
     ),
-    "14.lost": Exercise("b", "减去 μ 以后，这一行的平均值一定是 0，原来的平均值就不见了。"),
+    "14.lost": Exercise(
+        "b",
+        "减去 μ 以后，这一行的平均值一定是 0，原来的平均值就不见了。",
+        mistakes=(
+            Mistake("谁高谁低的顺序留下来了：每个数减去同一个 μ、除以同一个正数 σ，大小顺序不变。", "a"),
+            Mistake("差距的比例留下来了：每个差距都除以同一个 σ，两个差距之比不变（第 5 篇的「模式」）。", "c"),
+        ),
+    ),
     "14.affine": Exercise(
         2 * -1.342 + 1,
         "y = γ · x̂ + β = 2 × (−1.342) + 1。",
@@ -735,7 +764,17 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         atol=0,
         mistakes=(Mistake("这是 LayerNorm 的个数（每行一个）；BatchNorm 每一列一个。", 3),),
     ),
-    "14.pre_ln": Exercise("a", "Pre-LN 先归一化再送进子层，残差那条路不经过 LN。"),
+    "14.pre_ln": Exercise(
+        "a",
+        "Pre-LN 先归一化再送进子层，残差那条路不经过 LN。",
+        mistakes=(
+            Mistake(
+                "b 是 Post-LN：LN(x + F(x))，先把残差和子层的输出相加，再对和做 LN（原始 Transformer 的写法）；"
+                "Pre-LN 是先归一化再进子层。",
+                "b",
+            ),
+        ),
+    ),
     "14.attention_scale": Exercise(8, "除以 √d_k。", mistakes=(Mistake("除以的是 √d_k，不是 d_k。", 64),)),
     "14.rms_first": Exercise(
         1 / np.sqrt(21),
@@ -785,6 +824,10 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         "b",
         "两个约 10⁸ 的大数相减：哪种算法要先算 x² 的平均？",
         synonyms=("一遍法", "e[x^2]-e[x]^2", "e[x²]-e[x]²", "onepass", "one-pass"),
+        mistakes=(
+            Mistake("两遍法先求出 μ，再平方的是偏差 0、1、2、3 这样不大的数，float32 算得准。", "a"),
+            Mistake("Welford 每读一个数都更新均值和偏差平方和 M2，用的也是偏差，不会整个抵消。", "c"),
+        ),
     ),
 }
 
@@ -807,6 +850,12 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
         mistakes=(
             Mistake("这是两类时瞎猜的准确率：这里有三类（三条螺旋臂），每个输入都得到同一个预测。", 0.5),
             Mistake("批统计量用的是这 1 个样本自己：减去均值后全是 0，网络根本看不到输入。", 1.0),
+            Mistake(
+                "准确率 0 是一个也猜不对：网络看不到输入，每个输入得到同一个预测，"
+                "可三类各占三分之一，这个预测总能碰对其中一类。",
+                0,
+                0,
+            ),
         ),
     ),
     "15.predict_post": Exercise(
@@ -829,6 +878,10 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
         "a",
         "有归一化时，每一层都把输入的尺度除掉；没有归一化时 8 层就把尺度乘上 s⁸ = 4⁸ ≈ 65536。",
         synonyms=("无归一化", "none"),
+        mistakes=(
+            Mistake("LayerNorm 每一层都把输入的尺度除掉：初始权重放大 4 倍，归一化以后还是同样的尺度。", "b"),
+            Mistake("不加归一化时，8 层把尺度乘上 4⁸ ≈ 65536：学习率 0.01 对它来说太大了。", "c"),
+        ),
     ),
 }
 
@@ -902,7 +955,7 @@ EXERCISES: dict[str, Exercise] = {
 def judge(name: str, answer) -> Verdict:
     """The verdict on a learner's answer to exercise `name` (what `check` prints, without printing it)."""
     if not isinstance(name, str):
-        raise TypeError(f"name: expected an exercise name such as '03.mean_wo', got {name!r}")
+        raise TypeError(f"name: expected an exercise name such as '03.mean_pear', got {name!r}")
     if name not in EXERCISES:
         known = ", ".join(sorted(EXERCISES))
         raise ValueError(f"name: unknown exercise {name!r}; known exercises: {known}")
@@ -912,9 +965,10 @@ def judge(name: str, answer) -> Verdict:
 def check(name: str, answer) -> None:
     """Print ✓ or ✗ with the reason for a learner's answer; display nothing else.
 
-    The first wrong try names the mistake (or gives a nudge); from the second wrong try of the same exercise on the
-    hint follows too; the worked answer only comes from `lnlib.hint(name)`. A right answer is recorded for
-    `lnlib.progress()` (silently skipped when the data folder cannot be written) and starts the tries over.
+    The first two wrong tries name the mistake (or give a nudge), the second also says where the solution is; the
+    hint, which works the answer out, comes from the third wrong try of the same exercise on, or from
+    `lnlib.hint(name)`. A right answer is recorded for `lnlib.progress()` (silently skipped when the data folder
+    cannot be written) and starts the tries over.
     """
     verdict = judge(name, answer)
     if answer is None:
@@ -924,5 +978,9 @@ def check(name: str, answer) -> None:
         print(f"✓ 正确！（{name}）" + (f"\n{note}" if note else ""))
     else:
         tries = _record.tried(name)
-        more = f'\n  还想看解法：运行 lnlib.hint("{name}")。' if tries > 1 and verdict.first else ""
+        more = ""
+        if tries == HINT_AFTER and verdict.first:
+            more = f'\n  想现在就看解法：运行 lnlib.hint("{name}")；再答错一次，这里也会给出解法。'
+        elif tries > HINT_AFTER and verdict.first:
+            more = f'\n  完整的解法：运行 lnlib.hint("{name}")。'
         print(f"✗ 还不对（{name}）：{verdict.text(tries)}{more}")

@@ -12,8 +12,9 @@ an exercise adds its own typical mistakes. "Rounded too early" is said only when
 from a rounded intermediate (`rounded_early`, which names that intermediate in the exercise's own numbers) or the
 answer rounded to fewer decimals than asked. "Very close" is said only within a few units of the last decimal asked
 for (`_near`), never for a conceptual error that happens to land nearby. A choice answer is echoed in 「」.
-A `Verdict` carries two texts: `first`, the nudge of a first wrong try (the mistake named, no worked arithmetic), and
-`message`, which adds the hint for the next tries. Numbers are written as a person writes them (`show_number`).
+A `Verdict` carries two texts: `first`, the nudge of the first two wrong tries (the mistake named, no worked
+arithmetic), and `message`, which adds the hint (the worked answer) from the third try on. Numbers are written as
+a person writes them (`show_number`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+HINT_AFTER = 2  # wrong tries that get only the mistake or a nudge; the worked hint comes on the next one
 _SLACK = 1e-9  # relative slack on a tolerance, so that 3.684 − 3.683 = 0.0010000000000003 still counts as 1e-3
 
 
@@ -60,7 +62,7 @@ class Exercise:
     synonyms: other accepted spellings of a choice answer, beyond the shared table `SYNONYMS`; case, full-width
         forms, spaces, hyphens, underscores, dots and brackets are ignored anyway.
     nudge: what a first wrong try that no mistake explains is told (a pointer to the concept, no arithmetic);
-        empty: a general nudge. The hint follows from the second wrong try on.
+        empty: a general nudge. The hint follows from the third wrong try on (`HINT_AFTER`).
     about: for an answer that is itself a shape, what it is the shape of ("μ"), so that a wrong length is explained
         in those words.
     sign: what an answer with every sign flipped is told; empty: the plain `SIGN_FLIPPED` (exercises about x − μ
@@ -80,18 +82,19 @@ class Exercise:
 @dataclass(frozen=True)
 class Verdict:
     ok: bool
-    message: str  # the Chinese text `check` prints from the second wrong try on (without the exercise name)
+    message: str  # the Chinese text `check` prints from the third wrong try on (without the exercise name)
     first: str = ""  # the shorter text of a first wrong try; "" means the same as `message`
     mistake: str = ""  # the named mistake, if one explains the answer
 
     def text(self, tries: int) -> str:
-        """What to print on wrong try number `tries` (1 = the first)."""
-        return self.first if tries <= 1 and self.first else self.message
+        """What to print on wrong try number `tries` (1 = the first): `first` on the first two tries (the hint works
+        the answer out, so it waits for a third try or `lnlib.hint`), `message` from the third on."""
+        return self.first if tries <= HINT_AFTER and self.first else self.message
 
 
 GENERAL_NUDGE = "再对照这一节的公式，一步一步检查一遍。"
 CHOICE_NUDGE = "把每个选项放回这一节讲过的例子里试一试，看哪一个说法站得住。"
-NEXT_TRY = "再试一次会有更具体的提示。"
+NEXT_TRY = "先自己再试试；第三次还不对时，这里会给出解法。"
 
 
 # ---------------------------------------------------------------- numbers as a person writes them
@@ -342,6 +345,28 @@ def _close(got: np.ndarray, want: np.ndarray, atol: float) -> bool:
     return got.shape == want.shape and bool(np.all(np.abs(got - want) <= atol * (1 + _SLACK) + _SLACK * np.abs(want)))
 
 
+def _typed_half_unit(got: np.ndarray) -> np.ndarray:
+    """Half a unit of the last decimal each entry was written with, where the entry carries at least one decimal and
+    three significant digits (6.67, 66.67, 666.7); 0 elsewhere (7, 0.5). A learner's precision, not the question's."""
+    out = np.zeros(got.shape)
+    for index, v in np.ndenumerate(got):
+        text = repr(float(v))
+        if "e" in text or "." not in text or not math.isfinite(v):
+            continue
+        whole, decimals = text.lstrip("-").split(".")
+        digits = (whole + decimals).lstrip("0")
+        if decimals != "0" and len(digits) >= 3:
+            out[index] = 0.5 * 10.0 ** -len(decimals)
+    return out
+
+
+def _close_as_typed(got: np.ndarray, wrong: np.ndarray, atol: float, typed: np.ndarray) -> bool:
+    """A typical wrong value written at the learner's own precision (6.67 for 20 / 3 = 6.666…)."""
+    if got.shape != wrong.shape or not np.any(typed):
+        return False
+    return bool(np.all(np.abs(got - wrong) <= np.maximum(atol, typed) * (1 + _SLACK) + _SLACK * np.abs(wrong)))
+
+
 def _shape_text(exercise: Exercise, got: np.ndarray, want: np.ndarray) -> str:
     if exercise.about and want.ndim == 1 and got.ndim <= 1:
         n, m = want.size, got.size
@@ -391,9 +416,11 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
     def named(text: str) -> Verdict:
         return Verdict(False, f"{shown}{text}\n  提示：{exercise.hint}", shown + text, text)
 
+    typed = _typed_half_unit(got)
     for mistake in exercise.mistakes:
         wrong = mistake.wrong_value()
-        if _close(got, wrong, exercise.atol if mistake.atol is None else mistake.atol):
+        atol = exercise.atol if mistake.atol is None else mistake.atol
+        if _close(got, wrong, atol) or _close_as_typed(got, wrong, atol, typed):
             return named(mistake.why)
     if got.shape != want.shape:
         text = _shape_text(exercise, got, want)

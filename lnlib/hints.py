@@ -1,8 +1,8 @@
 """`lnlib.hint(name)`, the worked solution of one exercise on request, and `lnlib.progress()`, the exercises answered
 right in this environment, per notebook.
 
-`check` and `check_function` escalate on their own (a first wrong try names the mistake, later tries add the hint);
-the full solution is printed only here, when the learner asks for it.
+`check` and `check_function` escalate on their own (`check`: the first two wrong tries name the mistake, the third
+adds the hint; `check_function`: later tries add a nudge); the full solution is printed here, when the learner asks.
 """
 
 from __future__ import annotations

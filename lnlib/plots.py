@@ -461,7 +461,15 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.margins(y=0.2)
+    _keep_flat_axis_readable(ax, shown)
     return dashed
+
+
+def _keep_flat_axis_readable(ax, shown) -> None:
+    """A panel whose bars are all exactly 0 (x − μ of a constant row) gets the axis −1 … 1: autoscaling a zero span
+    gives a 1e-15 axis whose offset label sits on the title."""
+    if ax.get_autoscaley_on() and not np.any(np.asarray(shown, dtype=np.float64)):
+        ax.set_ylim(-1, 1)
 
 
 def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
@@ -532,7 +540,7 @@ class StageFigure:
 
     @staticmethod
     def _divisor_text(steps) -> str:
-        return f"÷ √(σ²+ε) = {float(steps.std_eps):.4g}"
+        return f"÷ {float(steps.std_eps):.4g}"  # short: a long divisor crowded the title 归一化 x̂ out
 
     def update(self, steps: LayerNormSteps) -> list:
         """Move the figure to `steps` (a row of the same length); returns the artists changed."""
@@ -544,8 +552,10 @@ class StageFigure:
                 set_bars(ax, values)
                 if hline is not None:
                     self._mean_line.set_ydata([hline, hline])
+                ax.set_autoscaley_on(True)
                 ax.relim()
                 ax.autoscale_view(scalex=False)
+                _keep_flat_axis_readable(ax, values)
                 ax.yaxis.stale = True  # new limits: new ticks
                 moved += [ax, ax.yaxis]
             self._mean.set_text(self._mean_text(steps))

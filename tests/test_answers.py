@@ -160,7 +160,7 @@ def test_choice_answers_are_words_with_or_without_quotes(capsys):
 
 def test_a_wrong_answer_is_still_judged_with_its_named_mistake(capsys):
     """The reader hands numbers to lnlib.check, whose diagnoses still apply: 24 for 梨's μ is 'forgot ÷ d'."""
-    out = run_answer("%%answer 03.mean_wo\n24", capsys)
+    out = run_answer("%%answer 03.mean_pear\n24", capsys)
     assert out.startswith("✗") and "除以" in out
 
 
@@ -219,7 +219,7 @@ def test_importing_lnlib_in_ipython_registers_the_magics():
     shell = InteractiveShell.instance()
     try:
         assert answers.register(shell)
-        result = shell.run_cell("%%answer 03.mean_wo\n五，")
+        result = shell.run_cell("%%answer 03.mean_pear\n五，")
         assert result.success and result.error_in_exec is None
         assert shell.run_cell("%%code_exercise 10.softmax\ndef softmax(z)\n").success
         assert shell.run_cell("after = 1").success and shell.user_ns["after"] == 1

@@ -372,7 +372,7 @@ def test_a_bad_name_prints_nothing(capsys):
 )
 def test_check_never_raises_on_a_strange_answer(answer, capsys):
     """A learner's answer is never a programming error: ✗ with a hint, not a traceback."""
-    assert lnlib.check("03.mean_wo", answer) is None  # prints its verdict, displays nothing
+    assert lnlib.check("03.mean_pear", answer) is None  # prints its verdict, displays nothing
     assert "✗" in capsys.readouterr().out
 
 

@@ -127,13 +127,13 @@ def test_every_registered_exercise_is_used_in_a_notebook():
 
 
 def test_check_rejects_wrong_answers(capsys):
-    lnlib.check("03.mean_wo", 4)
+    lnlib.check("03.mean_pear", 4)
     out = capsys.readouterr().out
     assert "✗" in out and "提示" in out
-    lnlib.check("03.xhat_wo", [1.342, 0.447])
+    lnlib.check("03.xhat_pear", [1.342, 0.447])
     assert "形状" in capsys.readouterr().out
-    assert not judge("03.mean_wo", "五").ok
-    lnlib.check("03.mean_wo", None)
+    assert not judge("03.mean_pear", "五").ok
+    lnlib.check("03.mean_pear", None)
     assert "尚未作答" in capsys.readouterr().out  # lnlib.check itself; an empty %%answer cell says UNANSWERED
 
 

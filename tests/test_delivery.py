@@ -357,11 +357,11 @@ def test_studentize_removes_filled_answers_and_solution_cells():
     nb.cells = [
         nbformat.v4.new_markdown_cell("参考答案在 `notebooks/solutions/` 文件夹里。先自己算，再去对照。"),
         nbformat.v4.new_code_cell(
-            f"%%answer 03.mean_wo\n{float(answers['03.mean_wo'])}",
-            outputs=[nbformat.v4.new_output("stream", text="✓ 正确！（03.mean_wo）\n")],
+            f"%%answer 03.mean_pear\n{float(answers['03.mean_pear'])}",
+            outputs=[nbformat.v4.new_output("stream", text="✓ 正确！（03.mean_pear）\n")],
             execution_count=3,
         ),
-        nbformat.v4.new_code_cell("%%answer 03.variance_chi  \n# 吃 的方差\n500"),
+        nbformat.v4.new_code_cell("%%answer 03.variance_pear  \n# 吃 的方差\n500"),
         nbformat.v4.new_code_cell(
             "print('x̂ =', [1.342, 0.447, -0.447, -1.342])",
             metadata={"tags": ["reveal"]},
@@ -377,9 +377,9 @@ def test_studentize_removes_filled_answers_and_solution_cells():
     assert stats == {"exercises": 2, "removed": 2, "folded": 1}
     sources = [c.source for c in nb.cells]
     assert sources[0] == make_student.TEACHER_SENTENCE + "先自己算，再去对照。"
-    assert sources[1] == "%%answer 03.mean_wo\n# 在下面一行写答案"
+    assert sources[1] == "%%answer 03.mean_pear\n# 在下面一行写答案"
     assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None
-    assert sources[2] == "%%answer 03.variance_chi\n# 在下面一行写答案"
+    assert sources[2] == "%%answer 03.variance_pear\n# 在下面一行写答案"
     assert nb.cells[3].outputs == [] and nb.cells[3].execution_count is None, "a reveal's output stays unseen"
     assert sources[3].startswith("print('x̂ ="), "the reveal's code stays: running it shows the answer"
     assert sources[4] == "**练习 3**\n\n"

@@ -41,18 +41,18 @@ from tools.course import NOTEBOOKS, solution_paths
 def test_check_judges_only_real_numbers(answer, says):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no ComplexWarning, no RuntimeWarning
-        verdict = judge("03.variance_chi", answer)
+        verdict = judge("03.variance_pear", answer)
     assert not verdict.ok and says in verdict.message, verdict.message
     assert "1." not in verdict.message  # a wrong True is never shown as "1."
 
 
 def test_check_prints_and_returns_none(capsys):
-    assert lnlib.check("03.mean_wo", 6) is None  # 梨 [3, 5, 6, 10]
+    assert lnlib.check("03.mean_pear", 6) is None  # 梨 [3, 5, 6, 10]
     assert capsys.readouterr().out.startswith("✓")
-    assert lnlib.check("03.mean_wo", True) is None
+    assert lnlib.check("03.mean_pear", True) is None
     out = capsys.readouterr().out
     assert out.startswith("✗") and "布尔" in out
-    assert lnlib.check("03.mean_wo", None) is None
+    assert lnlib.check("03.mean_pear", None) is None
     assert "尚未作答" in capsys.readouterr().out
 
 
@@ -93,15 +93,15 @@ def test_rounded_to_two_decimals_where_the_question_allows_it():
 @pytest.mark.parametrize(
     "name, answer, says",
     [
-        ("03.variance_chi", 26 / 3, "d − 1"),  # 梨 [3, 5, 6, 10]: deviations [−3, −1, 0, 4]
-        ("03.variance_chi", np.sqrt(6.5), "标准差"),
-        ("03.variance_chi", (9 + 25 + 36 + 100) / 4, "忘了先减去均值"),
+        ("03.variance_pear", 26 / 3, "d − 1"),  # 梨 [3, 5, 6, 10]: deviations [−3, −1, 0, 4]
+        ("03.variance_pear", np.sqrt(6.5), "标准差"),
+        ("03.variance_pear", (9 + 25 + 36 + 100) / 4, "忘了先减去均值"),
         ("03.std_apple", 5, "忘了开平方根"),
-        ("03.xhat_wo", [-1.019, -0.340, 0, 1.359], "d − 1"),  # 梨: (x − 6) / √(26/3)
-        ("03.xhat_wo", [-0.462, -0.154, 0, 0.615], "忘了开平方根"),  # (x − 6) / 6.5
-        ("03.xhat_wo", [1.177, 0.392, 0, -1.569], "符号反了"),
-        ("03.xhat_wo", [-1.2, -0.4, 0, 1.6], "取整太早"),  # σ = 2.55 rounded to 2.5
-        ("03.xhat_wo", [-3, -1, 0, 4], "忘了除以 σ"),
+        ("03.xhat_pear", [-1.019, -0.340, 0, 1.359], "d − 1"),  # 梨: (x − 6) / √(26/3)
+        ("03.xhat_pear", [-0.462, -0.154, 0, 0.615], "忘了开平方根"),  # (x − 6) / 6.5
+        ("03.xhat_pear", [1.177, 0.392, 0, -1.569], "符号反了"),
+        ("03.xhat_pear", [-1.2, -0.4, 0, 1.6], "取整太早"),  # σ = 2.55 rounded to 2.5
+        ("03.xhat_pear", [-3, -1, 0, 4], "忘了除以 σ"),
         ("04.var_ratio", 0.477, "根号外面"),
         ("02.row_means", [1.5, 3.5, 4.5, 8.5], "按列"),
         ("07.shape_mu", [2, 3, 1], "keepdims"),
@@ -151,7 +151,7 @@ def test_wrong_axis_is_named():
 
 
 def test_other_wrong_answers_get_the_general_hint():
-    verdict = judge("03.variance_chi", 17)
+    verdict = judge("03.variance_pear", 17)
     assert not verdict.ok and "提示" in verdict.message and "看起来" not in verdict.message
 
 

@@ -186,3 +186,18 @@ def test_no_explorer_touches_an_artist(path):
 def test_the_artist_scan_sees_artist_access():
     assert ARTIST_ACCESS.search("left, right = self._live.fig.axes[:2]")
     assert ARTIST_ACCESS.search("set_bars(ax, values)") and not ARTIST_ACCESS.search("self.picture.frame(None, k, r)")
+
+
+def test_a_constant_row_keeps_readable_axes_and_titles():
+    """Issue 40: typed into notebook 03's explorer, a constant row drew x − μ on a 1e-15 axis whose offset label sat
+    on the title, and the long divisor crowded the title 归一化 x̂."""
+    flat = lnlib.layer_norm_steps([5, 5, 5, 5], eps=1e-5)
+    handle = plots.StageFigure(lnlib.layer_norm_steps([2, 4, 6, 8], eps=1e-5))
+    handle.update(flat)
+    for fig in (plots.stage_bars(flat), handle.fig):
+        fig.canvas.draw()
+        centered = fig.axes[1]
+        low, high = centered.get_ylim()
+        assert high - low >= 1, (low, high)
+        assert centered.yaxis.get_offset_text().get_text() == ""
+    assert len(handle._divisor.get_text()) <= 12, handle._divisor.get_text()

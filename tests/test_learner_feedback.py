@@ -67,7 +67,7 @@ def test_a_flipped_centered_row_still_names_the_order_of_the_subtraction():
 def test_rounded_too_early_for_the_pear_row_names_its_own_sigma():
     pear = np.array([3.0, 5.0, 6.0, 10.0])
     answer = np.round((pear - 6) / 2.5, 3)  # σ = √6.5 ≈ 2.550 taken as 2.5
-    verdict = judge("03.xhat_wo", answer.tolist())
+    verdict = judge("03.xhat_pear", answer.tolist())
     assert "取整太早" in verdict.message
     assert "6.5" in verdict.message and "2.5" in verdict.message and "2.2" not in verdict.message, verdict.message
 
@@ -281,16 +281,21 @@ def test_the_give_away_search_reads_a_figures_alt_text():
 
 # ---------------------------------------------------------------- word answers not given away above (item 8)
 
-# The situation each word-answer question asks about. A give-away is a sentence or table row above the question
-# (outside its own prompt) that names this situation together with a spelling of the answer. Letter answers
-# (a/b/c) are not searched: the words of their options are in the question itself.
+# The situation each word-answer question asks about. A give-away is a sentence or table row above the question, or
+# right below it with every reveal closed (test_learner_path.shown_below), that names this situation together with a
+# spelling of the answer. The question's own prompt is searched too, except its questions (sentences with ？): 15.27
+# stated 「Post-LN 需要学习率 warm-up，Pre-LN 可以不要」 in the prompt of 15.predict_post. Letter answers (a/b/c) are
+# not searched here: the words of their options are in the question itself (the quiz's are in QUIZ_REVIEW).
 CHOICE_SITUATIONS = {
     "08.single_case": r"(?:一个|单个|某个|第 ?1 个)样本[^。；\n]{0,16}(?:加上|加了|平移)",
     "08.bn_weight_vector": r"(?:第 ?1 行|一个权重向量|单个权重向量)[^。；\n]{0,16}(?:乘 ?3|缩放)",
     "09.which_form": r"layer_norm\(\s*x\s*\+\s*attention",
-    "11.llama_norm": r"\[?11,\s*12,\s*13,\s*14",
-    "15.predict_post": r"(?:不用|不需要|没有|去掉)\s*warm-?up",
+    "11.which_norm": r"\[?11,\s*12,\s*13,\s*14",
+    "15.predict_post": r"(?:不用|不需要|没有|去掉)\s*warm-?up|warm-?up[^。；\n]{0,30}(?:可以不要|不用|不需要)",
 }
+# Give-aways the search finds in notebooks another change rewrites (issue 40: the lead's part, notebook 15); strict,
+# so fixing one makes its entry an error.
+CHOICE_PENDING = {"15.predict_post": "15.27: 「Post-LN 需要学习率 warm-up（先小后大），Pre-LN 可以不要」"}
 
 
 def _choice_cases():
@@ -315,17 +320,20 @@ def words_given_away(nb, index: int, name: str, situation: str) -> list[str]:
     """Sentences above the answer cell at `index` that name `situation` and a spelling of the answer."""
     import re
 
-    from test_learner_path import shown_text
+    from test_learner_path import closed_text, shown_below, shown_text
 
     from lnlib.grading import choice_spellings, normalize_choice
 
     ex = EXERCISES[name]
     spellings = {s for s in choice_spellings(ex.expected, ex.synonyms) if len(s) > 1}
+    seen = [(i, shown_text(cell, alt=True)) for i, cell in enumerate(nb.cells[:index])]
+    seen += [(i, closed_text(nb.cells[i])) for i in shown_below(nb, index)]
     hits = []
-    for i, cell in enumerate(nb.cells[:index]):
-        if i == index - 1 and cell.cell_type == "markdown":
-            continue  # the question itself
-        for sentence in re.split(r"[。；;\n]", shown_text(cell, alt=True)):
+    for i, text in seen:
+        prompt = i == index - 1 and nb.cells[i].cell_type == "markdown"
+        for sentence in re.split(r"(?<=[。；;？?])|\n", text):
+            if prompt and re.search(r"[？?]", sentence):
+                continue  # the question itself
             folded = normalize_choice(sentence)
             if re.search(situation, sentence) and any(s in folded for s in spellings):
                 hits.append(f"cell {i}: {sentence.strip()[:120]}")
@@ -349,6 +357,9 @@ def test_no_word_answer_is_stated_above_its_question(path, index, name):
     prompt = next(c.source for c in reversed(nb.cells[:index]) if c.cell_type == "markdown")
     assert re.search(CHOICE_SITUATIONS[name], prompt), f"{name}: the declared situation is not what its question asks"
     hits = words_given_away(nb, index, name, CHOICE_SITUATIONS[name])
+    if name in CHOICE_PENDING:
+        assert hits, f"{name} is no longer given away: remove it from CHOICE_PENDING"
+        pytest.xfail(f"not fixed yet: {CHOICE_PENDING[name]}")
     assert not hits, f"{name} (cell {index}) is answered above it:\n" + "\n".join(hits)
 
 
@@ -367,7 +378,16 @@ def test_the_word_search_finds_the_old_give_aways():
         nbformat.v4.new_code_cell("%%answer 08.single_case"),
     ]
     assert words_given_away(nb, 2, "08.single_case", r"缩放某个样本")
-    assert words_given_away(nb, 2, "11.llama_norm", r"LLaMA")
+    # 15.27: the statement inside the question's own prompt, not the question sentence
+    prompt = nbformat.v4.new_markdown_cell(
+        "论文由此得出实际的结论：Post-LN 需要学习率 warm-up（先小后大），Pre-LN 可以不要。\n\n"
+        "**先预测**：学习率 0.003，不用 warm-up，Post-LN 和 Pre-LN 哪一个先把损失降下来？在下面写 `post` 或 `pre`："
+    )
+    asked = nbformat.v4.new_notebook(cells=[prompt, nbformat.v4.new_code_cell("%%answer 15.predict_post")])
+    assert words_given_away(asked, 1, "15.predict_post", CHOICE_SITUATIONS["15.predict_post"])
+    prompt.source = prompt.source.split("\n\n", 1)[1]
+    assert not words_given_away(asked, 1, "15.predict_post", CHOICE_SITUATIONS["15.predict_post"])
+    assert words_given_away(nb, 2, "11.which_norm", r"LLaMA")
     assert not words_given_away(nb, 2, "08.single_case", CHOICE_SITUATIONS["08.single_case"])
 
 
@@ -394,7 +414,7 @@ def test_the_new_questions_have_the_answers_they_claim():
     a = np.array([1.0, 2, 3, 4])
     assert np.allclose(rms(a), rms(2 * a)) and np.allclose(ln(a), ln(2 * a))
     assert not np.allclose(rms(a), rms(a + 10)) and np.allclose(ln(a), ln(a + 10))
-    assert judge("11.llama_norm", "rmsnorm").ok and not judge("11.llama_norm", "layernorm").ok
+    assert judge("11.which_norm", "rmsnorm").ok and not judge("11.which_norm", "layernorm").ok
 
 
 # ---------------------------------------------------------------- numbers printed as a person writes them (11, 19)
@@ -410,8 +430,8 @@ def _stored_streams():
     for path in notebook_paths():
         nb = nbformat.read(path, as_version=4)
         for i, cell in enumerate(nb.cells):
-            if cell.cell_type != "code" or "reveal" in cell.metadata.get("tags", []):
-                continue  # reveal cells are being converted to %%reveal separately
+            if cell.cell_type != "code":
+                continue  # reveal cells too: 03.20 revealed σ = 2.23606797749979
             text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
             yield path.stem, i, text
 
@@ -437,7 +457,8 @@ def test_small_gradient_ratios_keep_their_digits():
     decimal printed it as 0.0."""
     import re
 
-    text = next(t for stem, i, t in _stored_streams() if stem.startswith("15-") and "第 8 层 / 第 1 层" in t)
+    ratios = r"第 8 层 / 第 1 层.*梯度"
+    text = next(t for stem, i, t in _stored_streams() if stem.startswith("15-") and re.search(ratios, t))
     assert not re.search(r"(?<![\d.])0\.0 倍", text), text
     assert re.search(r"LayerNorm：.*梯度 0\.0[1-9]\d* 倍\n", text), text
 
@@ -487,10 +508,153 @@ def test_no_timing_result_is_stored_in_a_notebook():
 def test_the_worked_answer_of_a_choice_question_is_in_chinese_quotes():
     from lnlib.hints import solution_text
 
-    text = solution_text("11.llama_norm")
+    text = solution_text("11.which_norm")
     assert "「rmsnorm」" in text and "'rmsnorm'" not in text, text
 
 
 def test_affine_names_a_forgotten_gamma():
     verdict = judge("14.affine", round(-1.342 + 1, 3))  # x̂ + β, without γ = 2
     assert verdict.mistake and "γ" in verdict.mistake, verdict.message
+
+
+# ---------------------------------------------------------------- plug-in exercises need a step (issue 40)
+
+
+@pytest.mark.parametrize(
+    ("name", "plugged", "said"),
+    [
+        ("01.ratio", 3, "[6, 12, 18, 24] 和「苹果」"),  # the rule above: input × 3 → output × 3
+        ("12.scale", 1 / 8, "dy 也乘了 3"),  # the rule above: x × c → dx / c
+        ("07.param_no_bias", 768, "d = 768"),  # the example printed above: bias=False → d
+        ("07.param_no_bias", 256, "只数了最后一维"),
+    ],
+)
+def test_the_rule_stated_above_is_not_the_whole_answer(name, plugged, said):
+    verdict = judge(name, plugged)
+    assert not verdict.ok and said in verdict.message, verdict.message
+
+
+def test_the_combined_answers_are_right_as_a_learner_writes_them():
+    assert judge("01.ratio", 10 / 3).ok and judge("01.ratio", 3.33).ok and not judge("01.ratio", 3.3).ok
+    assert judge("12.scale", 3 / 8).ok and judge("12.scale", 0.375).ok
+    assert judge("13.float16_overflow", 256).ok and "255.9" in judge("13.float16_overflow", 255.94).message
+
+
+# ---------------------------------------------------------------- the answer only on request or a third try (issue 40)
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong", "answer_text"),
+    [("03.variance_apple", 17, "再除以 d = 4"), ("16.eps_shrink", 0.9, "0.707 倍")],
+)
+def test_the_second_wrong_try_does_not_hand_over_the_answer(name, wrong, answer_text, capsys):
+    import lnlib
+
+    said = []
+    for _ in range(3):
+        lnlib.check(name, wrong)
+        said.append(capsys.readouterr().out)
+    assert answer_text not in said[0] and answer_text not in said[1], said[1]
+    assert f'lnlib.hint("{name}")' in said[1]
+    assert answer_text in said[2]
+
+
+# ---------------------------------------------------------------- verdicts a reviewer's wrong answers should get (40)
+
+
+@pytest.mark.parametrize(
+    ("name", "typed", "said"),
+    [
+        ("03.variance_apple", 6.67, "d − 1"),  # 20 / 3 at two decimals, as 6.667 already was
+        ("13.welford_m2", 66.67, "M2 / n"),  # 200 / 3
+        ("04.unbiased_std", 666.7, "开平方根"),  # 2000 / 3
+        ("15.predict_batch1", 0, "三分之一"),  # conceptual, not "too few decimals"
+        ("02.row_means", [16, 20], "忘了除以 d = 4"),
+        ("02.column_mean", 17, "忘了除以 2"),
+        ("02.table_mean", 240, "忘了除以 12"),
+        ("14.pre_ln", "b", "Post-LN"),
+        ("14.lost", "a", "顺序"),
+        ("14.lost", "c", "比例"),
+        ("14.one_pass", "a", "两遍法"),
+        ("14.one_pass", "c", "Welford"),
+        ("15.predict_scale", "b", "LayerNorm"),
+        ("15.predict_scale", "c", "4⁸"),
+    ],
+)
+def test_a_typical_wrong_answer_gets_its_own_line(name, typed, said):
+    verdict = judge(name, typed)
+    assert not verdict.ok and verdict.mistake and said in verdict.mistake, verdict.message
+    assert "取整" not in verdict.message and "小数" not in verdict.mistake
+
+
+def test_the_learners_precision_does_not_name_a_mistake_for_a_short_number():
+    """6.67 is 20 / 3 written to two decimals; 7 (one significant digit) is only a wrong answer."""
+    assert not judge("03.variance_apple", 7).mistake
+    assert not judge("03.variance_apple", 6.6).mistake
+
+
+# ---------------------------------------------------------------- checkers that accepted a taught mistake (40)
+
+
+def _bn(x, running_mean, running_var, training, momentum=0.1, eps=1e-5, *, ddof_norm=0, eps_out=False, update=False):
+    x = np.asarray(x, dtype=np.float64)
+    axes = tuple(range(x.ndim - 1))
+    n = int(np.prod([x.shape[a] for a in axes]))
+    mu, var = x.mean(axis=axes), x.var(axis=axes)
+    new_mean = (1 - momentum) * running_mean + momentum * mu
+    new_var = (1 - momentum) * running_var + momentum * var * n / (n - 1)
+    if not training:
+        y = (x - running_mean) / np.sqrt(running_var + eps)
+        return (y, new_mean, new_var) if update else (y, running_mean, running_var)
+    v = x.var(axis=axes, ddof=ddof_norm)
+    y = (x - mu) / (np.sqrt(v) + eps if eps_out else np.sqrt(v + eps))
+    return y, new_mean, new_var
+
+
+def _softmax_global_max(z):
+    e = np.exp(np.asarray(z, dtype=np.float64) - np.max(z))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _layer_norm_one_pass(x, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    mu = x.mean(axis=-1, keepdims=True)
+    var = (x * x).mean(axis=-1, keepdims=True) - mu * mu
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta
+
+
+def _backward_averaged(dy, x, gamma, eps=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    mu = x.mean(axis=-1, keepdims=True)
+    r = 1 / np.sqrt(((x - mu) ** 2).mean(axis=-1, keepdims=True) + eps)
+    x_hat = (x - mu) * r
+    g = dy * gamma
+    dx = r * (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True))
+    axes = tuple(range(x.ndim - 1))
+    return dx, (dy * x_hat).mean(axis=axes), dy.mean(axis=axes)
+
+
+@pytest.mark.parametrize(
+    ("name", "fn", "said"),
+    [
+        ("08.batch_norm", lambda *a, **k: _bn(*a, **k, eps_out=True), "根号外面"),
+        ("08.batch_norm", lambda *a, **k: _bn(*a, **k, ddof_norm=1), "归一化时用了无偏方差"),
+        ("08.batch_norm", lambda *a, **k: _bn(*a, **k, update=True), "评估模式也更新了"),
+        ("10.softmax", _softmax_global_max, "整个数组的最大值"),
+        ("07.layer_norm", _layer_norm_one_pass, "一遍法"),
+        ("12.layer_norm_backward", _backward_averaged, "求了平均"),
+    ],
+)
+def test_a_taught_mistake_fails_the_checker_and_is_named(name, fn, said):
+    from lnlib.code_exercises import judge_function
+
+    verdict = judge_function(name, fn)
+    assert not verdict.ok and said in verdict.mistake, verdict.message
+
+
+def test_the_right_batch_norm_and_softmax_still_pass():
+    from lnlib.code_exercises import judge_function
+
+    assert judge_function("08.batch_norm", _bn).ok
+    row_max = lambda z: (e := np.exp(z - np.max(z, axis=-1, keepdims=True))) / e.sum(axis=-1, keepdims=True)  # noqa: E731
+    assert judge_function("10.softmax", row_max).ok

@@ -22,6 +22,10 @@ from tools import course
 from tools import repository as repo_setting
 
 HEADER, FOOTER, MAP = "<!-- nav:header -->", "<!-- nav:footer -->", "<!-- nav:map -->"
+PROGRESS_NOTE = (
+    "**看看进度**：在任意一个代码单元格里运行 `lnlib.progress()`，它会列出每一篇你答对了几道题"
+    "（重启内核、关掉浏览器以后记录也还在）。"
+)
 
 
 def binder_url(stem: str, repository: str = course.REPOSITORY, branch: str = course.BRANCH) -> str:
@@ -58,7 +62,10 @@ def footer(lesson: course.Lesson, present: set[str]) -> str:
     parts.append("[目录](00-index.ipynb)")
     if i + 1 < len(stems):
         parts.append(link(i + 1, False))
-    return "\n".join([FOOTER, "---", "", " · ".join(parts), "", course.LICENSE_NOTE])
+    lines = [FOOTER, "---", "", " · ".join(parts), ""]
+    if lesson.stem != course.INDEX_STEM:  # a lesson's exercises end just above: where the learner's record is
+        lines += [PROGRESS_NOTE, ""]
+    return "\n".join([*lines, course.LICENSE_NOTE])
 
 
 def course_map(present: set[str]) -> str:

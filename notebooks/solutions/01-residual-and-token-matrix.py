@@ -13,6 +13,6 @@ ANSWERS["01.apple_times_w"] = lnlib.TOKEN_MATRIX[2] @ W
 # 练习 1：残差连接是逐位相加
 ANSWERS["01.residual"] = np.array([3, 1, 0, 2]) + np.array([1, 2, 4, 1])
 
-# 练习 2：线性层：输入乘 3，输出也乘 3
-apple = lnlib.TOKEN_MATRIX[2]
-ANSWERS["01.ratio"] = float(np.mean(((3 * apple) @ W) / (apple @ W)))
+# 练习 2：线性层：吃 是 苹果 的 10 倍，[6, 12, 18, 24] 是 3 倍，输出之比是 10 / 3
+apple, chi = lnlib.TOKEN_MATRIX[2], lnlib.TOKEN_MATRIX[1]
+ANSWERS["01.ratio"] = float(np.mean((chi @ W) / ((3 * apple) @ W)))

@@ -16,10 +16,10 @@ ANSWERS["03.std_apple"] = round(float(np.sqrt(5)), 3)
 ANSWERS["03.xhat_apple"] = np.round((apple - 5) / np.sqrt(5), 3)
 
 # 练习 1：(3 + 5 + 6 + 10) / 4
-ANSWERS["03.mean_wo"] = pear.sum() / 4
+ANSWERS["03.mean_pear"] = pear.sum() / 4
 
 # 练习 2：[-3, -1, 0, 4] 平方后除以 d = 4
-ANSWERS["03.variance_chi"] = ((pear - pear.mean()) ** 2).sum() / 4
+ANSWERS["03.variance_pear"] = ((pear - pear.mean()) ** 2).sum() / 4
 
 # 练习 3：(x − μ) / σ，σ = √6.5
-ANSWERS["03.xhat_wo"] = np.round((pear - pear.mean()) / np.sqrt(((pear - pear.mean()) ** 2).mean()), 3)
+ANSWERS["03.xhat_pear"] = np.round((pear - pear.mean()) / np.sqrt(((pear - pear.mean()) ** 2).mean()), 3)

@@ -16,9 +16,9 @@ ANSWERS["07.count_multi"] = x.mean(axis=(-2, -1)).size
 feature_map = np.zeros((64, 7, 7))
 ANSWERS["07.image_mu_count"] = feature_map.mean(axis=0).size
 
-# 练习 2：bias=False 只剩 γ，d 个参数
-d = 1024
-ANSWERS["07.param_no_bias"] = d  # γ 有 d 个数，β 没有了
+# 练习 2：bias=False 只剩 γ，它的形状就是 normalized_shape (4, 256)
+gamma_shape = (4, 256)
+ANSWERS["07.param_no_bias"] = int(np.prod(gamma_shape))  # γ 有 4 × 256 个数，β 没有了
 
 
 # 练习 3：几行 numpy 写出 LayerNorm

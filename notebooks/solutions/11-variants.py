@@ -13,7 +13,7 @@ small = np.array([1.0, 2.0, 2.0, 4.0])
 ANSWERS["11.rms_small"] = small / np.sqrt((small**2).mean())
 
 # 练习 2：整体乘 2 两种都不变；整体加 10 只有 RMSNorm 会变（它不减均值；LLaMA 用的就是它）
-ANSWERS["11.llama_norm"] = "rmsnorm"
+ANSWERS["11.which_norm"] = "rmsnorm"
 
 
 # 练习 3：RMSNorm（没有 β，ε 默认 1e-6）

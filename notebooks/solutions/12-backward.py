@@ -31,8 +31,8 @@ ANSWERS["12.dbeta"] = dY.sum(axis=0)
 assert abs(np.sum(g - g.mean() - x_hat * (g * x_hat).mean())) < 1e-12
 ANSWERS["12.sum_dx"] = -(0.3 - 0.5 + 0.4)
 
-# 练习 4：x 乘以 c = 8，dx 变为 1/c
-ANSWERS["12.scale"] = 1 / 8
+# 练习 4：x 乘以 c = 8，dx 变为 1/c；dx 对 dy 是线性的，dy 乘 3，dx 也乘 3
+ANSWERS["12.scale"] = 3 / 8
 
 
 # 练习 5：向量化的反向传播，任意前导维

@@ -15,9 +15,9 @@ ANSWERS["13.spacing"] = float(np.spacing(np.float32(1e6)))
 # 练习 2：平移不改变方差，用两遍法（float64）算
 ANSWERS["13.var_true"] = float(numerics.two_pass_variance(1e5 + np.array([0.0, 2.0, 4.0, 6.0]), np.float64))
 
-# 练习 3：第一个平方超过 float16 最大值 65504 的数
+# 练习 3：最小的、平方超过 float16 最大值 65504 的正整数
 limit = float(np.finfo(np.float16).max)
-ANSWERS["13.float16_overflow"] = next(v for v in (200, 255, 256, 300) if v * v > limit)
+ANSWERS["13.float16_overflow"] = next(v for v in range(1, 1000) if v * v > limit)
 
 # 练习 4：依次用 Welford 更新
 state = numerics.WelfordState(0, 0.0, 0.0)
