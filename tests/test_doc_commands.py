@@ -76,12 +76,8 @@ OTHER_MACHINE = {
     "git push ": "publishes to the teacher's own remote",
 }
 
-# Commands of sections other issues are editing (lessons 15 and 16, issue 37), still in the old form: they must
-# keep failing the rules until changed, then leave this list.
-PENDING = {
-    "python -m tools.loss_map": "docs/teacher-guide.md, lesson 15 (issue 37 edits it)",
-    "python -m tools.train_tiny_lm": "docs/teacher-guide.md, lesson 16 (issue 37 edits it)",
-}
+# Commands still in an old form that must keep failing the rules until changed, then leave this list.
+PENDING: dict[str, str] = {}
 
 
 def shown_commands(path: Path) -> list[tuple[int, str]]:

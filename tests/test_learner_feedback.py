@@ -295,7 +295,7 @@ CHOICE_SITUATIONS = {
 }
 # Give-aways the search finds in notebooks another change rewrites (issue 40: the lead's part, notebook 15); strict,
 # so fixing one makes its entry an error.
-CHOICE_PENDING = {"15.predict_post": "15.27: 「Post-LN 需要学习率 warm-up（先小后大），Pre-LN 可以不要」"}
+CHOICE_PENDING: dict[str, str] = {}
 
 
 def _choice_cases():
