@@ -8,6 +8,8 @@ Numbers are shown to 3 significant digits (`sig`), so what a table displays is t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -55,9 +57,9 @@ def _table(rows: dict, columns, caption: str, index_name: str) -> Table:
 
 
 def score_table(scores: dict[str, Score], *, caption: str = "") -> Table:
-    """Held-out loss and accuracy of each model, one row each."""
-    rows = {name: [sig(s.loss), f"{s.accuracy:.1%}"] for name, s in scores.items()}
-    return _table(rows, ["损失（nats/字）", "下一个字的准确率"], caption, "模型")
+    """Held-out loss, perplexity (e^loss) and accuracy of each model, one row each."""
+    rows = {name: [sig(s.loss), sig(math.exp(s.loss)), f"{s.accuracy:.1%}"] for name, s in scores.items()}
+    return _table(rows, ["损失（nats/字）", "困惑度", "下一个字的准确率"], caption, "模型")
 
 
 def token_stats_table(fwd: Forward, text: str, names, stat: str, *, caption: str = "") -> Table:

@@ -344,13 +344,18 @@ def evaluate(model: Model, x, y, ablation: Ablation = NORMAL) -> Score:
     return Score(loss, float(np.mean(fwd.logits.argmax(axis=-1) == y)))
 
 
+BASELINE_SMOOTHING = 1e-3  # added to every count: a pair never seen keeps a tiny probability, nothing more
+
+
 def baselines(model: Model, x, y) -> dict[str, Score]:
-    """Unigram and bigram models counted on the training text (add-one smoothing), scored on (x, y)."""
+    """Unigram and bigram models counted on the training text, scored on (x, y): the counts themselves (plus
+    BASELINE_SMOOTHING, so that an unseen pair is not impossible), the fairest a counting model can be here. (Add-one
+    smoothing, used before, cost the bigram model 0.10 nats on notebook 16's held-out text: 1.30 against 1.20.)"""
     v = len(model.config.vocab)
     train = encode(model.config, tiny_corpus.read_part("train").strip())
-    uni = np.bincount(train, minlength=v) + 1.0
+    uni = np.bincount(train, minlength=v) + BASELINE_SMOOTHING
     uni /= uni.sum()
-    big = np.ones((v, v))
+    big = np.full((v, v), BASELINE_SMOOTHING)
     np.add.at(big, (train[:-1], train[1:]), 1)
     big /= big.sum(axis=1, keepdims=True)
     scores = {}
