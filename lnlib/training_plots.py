@@ -444,7 +444,9 @@ def outcome_map_plot(omap, *, title: str = "") -> Figure:
             + "；".join(rows)
             + f"；共 {diverged_total} 次发散"
         )
-    shaky_text = f"有 {shaky} 格在不同 CPU 的矩阵乘法内核上结果不同，写成「3–4」这样的范围，并加虚线框" if shaky else ""
+    shaky_text = (
+        f"有 {shaky} 格在不同 CPU 的矩阵乘法计算核上结果不同，写成「3–4」这样的范围，并加虚线框" if shaky else ""
+    )
     alt = (
         f"{title + '：' if title else ''}{len(omap.norms)} 幅格子图，每幅一种归一化；横轴是学习率，纵轴是初始权重的尺度"
         f"（He 初始化的倍数），每格写着 {seeds} 个随机种子里学会了几个（最后 20 步的平均损失 ≤ ln 3 / 2），"

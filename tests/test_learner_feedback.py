@@ -578,7 +578,7 @@ def test_the_second_wrong_try_does_not_hand_over_the_answer(name, wrong, answer_
         ("14.one_pass", "a", "两遍法"),
         ("14.one_pass", "c", "Welford"),
         ("15.predict_scale", "b", "LayerNorm"),
-        ("15.predict_scale", "c", "4⁸"),
+        ("15.predict_scale", "c", "过 8 层"),
     ],
 )
 def test_a_typical_wrong_answer_gets_its_own_line(name, typed, said):
