@@ -1,13 +1,20 @@
 """The one reader of what a learner types: a vector in an explorer's text box, an answer in an `%%answer` cell.
 
 Accepts what people write — `2, 4, 6, 8`, `2 4 6 8`, `2，4，6，8`, `2、4、6、8`, `[２, ４]`, `(2,)`, and numbers
-written as the course writes them: a fraction `1/3`, `2×10⁻⁴` (or `2*10^-4`, `2e-4`) — and never evaluates the
-text. Anything else is a ValueError with a short Chinese message saying what to change.
+written as the course writes them: a fraction `1/3`, `2×10⁻⁴` (or `2*10^-4`, `2e-4`), a percentage `33%` (`33 ％`:
+0.33), a product of plain numbers `7×7` (or `7*7`), a square root `√5`, `2√5` (2·√5), `-√5`, `3/√5` — and never
+evaluates the text. A number is read with the usual precedence only where no reader could doubt it: `√` takes the
+one number right after it, `/` ends a product (`2×3/4`), a `%` follows a plain number. Forms two readers could read
+two ways are refused with a Chinese message naming both readings: `√5/2` (√5 ÷ 2 or √(5/2)?), `6/2×3`, `1/2√5`,
+`2 √5` (2√5, or the two numbers 2 and √5?), `2×103` (2×10³ whose raise was lost?), and `x` as a times sign
+(`7x7`, maybe a shape; `2x10^-4` is still a power of ten).
+Anything else is a ValueError with a short Chinese message saying what to change.
 Introduced in notebook 03 (the VectorExplorer); `lnlib.answers` reads every exercise answer with it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
@@ -24,6 +31,10 @@ _PAIRS = {"[": "]", "(": ")", "{": "}"}
 _FRACTION = re.compile(rf"({_NUMBER.pattern})/((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))")  # 1/3, -0.5/2
 _POWER = re.compile(rf"(?:({_NUMBER.pattern})[×xX*])?10(?:(?:\^|\*\*)([+-]?[0-9]+)|([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
 _SUPER = str.maketrans("⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+-0123456789")
+_UNSIGNED = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_PERCENT = re.compile(rf"({_NUMBER.pattern})%")  # 33%, 12.5%
+_FACTOR = re.compile(rf"([+-]?)({_UNSIGNED})?(?:√({_UNSIGNED}))?")  # 7, -2.5, √5, 2√5, -√5 (one of the two at least)
+_TIMES = re.compile(r"[×*]")
 
 
 TOO_BIG = "数字太大，超出了浮点数能表示的范围（最大约 1.8×10³⁰⁸）。"
@@ -32,8 +43,9 @@ _MAX_EXPONENT_DIGITS = 6  # 10^999999 is far outside float64 either way; longer 
 
 
 def _value(p: str) -> float | None:
-    """One typed number: plain (2, -1.5, 2e-4), a fraction (1/3) or a power of ten (2×10⁻⁴, 2*10^-4); else None.
-    A number beyond float64 is a ValueError, too large or too small alike (a nonzero number never becomes 0)."""
+    """One typed number: plain (2, -1.5, 2e-4), a fraction (1/3), a power of ten (2×10⁻⁴, 2*10^-4), a percentage (33%)
+    or a product of plain numbers and square roots (`_expression`: 7×7, 2√5, 3/√5); else None. A number beyond
+    float64 is a ValueError, too large or too small alike (a nonzero number never becomes 0)."""
     if _NUMBER.fullmatch(p):
         return _finite(float(p), p.lower().partition("e")[0])
     if m := _FRACTION.fullmatch(p):
@@ -45,8 +57,65 @@ def _value(p: str) -> float | None:
         exponent = (m.group(2) or m.group(3).translate(_SUPER)).lstrip("+")
         if len(exponent.lstrip("-").lstrip("0")) > _MAX_EXPONENT_DIGITS:
             _finite(0.0 if exponent.startswith("-") else float("inf"), head.lower().partition("e")[0])
-        return _finite(float(f"{head}e{int(exponent)}"), head.lower().partition("e")[0])  # exact decimal rounding
-    return None
+        return _finite(_shifted(head, int(exponent)), head.lower().partition("e")[0])  # exact decimal rounding
+    if m := _PERCENT.fullmatch(p):
+        return _finite(_shifted(m.group(1), -2), m.group(1).lower().partition("e")[0])  # 33% is the decimal 0.33
+    return _expression(p)
+
+
+def _shifted(number: str, exponent: int) -> float:
+    """`number` × 10^`exponent`, rounded once as the decimal it writes ("2e3", 4 → 2e7; "33", −2 → 0.33)."""
+    digits, _, own = number.lower().partition("e")
+    return float(f"{digits}e{int(own or 0) + exponent}")
+
+
+def _expression(p: str) -> float | None:
+    """A product of plain numbers and square roots, over at most one plain or √ denominator: 7×7, 2√5, 3/√5, 2×3/4.
+    A form that reads two ways raises a ValueError naming both readings; anything else is None (not a number)."""
+    if "%" in p:
+        raise ValueError(f"“{p[:20]}”：% 只能直接写在一个数后面，例如 33%。")
+    if re.fullmatch(rf"[+-]?{_UNSIGNED}[xX]{_UNSIGNED}", p):
+        raise ValueError(f"“{p[:20]}”：乘号请写成 × 或 *，例如 7×7（x 只用在 2x10^-4 这样的写法里）。")
+    if m := re.search(r"[×*]10(-?[1-9][0-9]*)(?=[×*/]|$)", p):  # 2×103, 2×10-4: 10³, 10⁻⁴ with the raise lost?
+        e = m.group(1)
+        raise ValueError(f"“{p[:20]}” 有两种读法：是 10^{e}，还是乘以 10{e}？10 的乘方请写成 10^{e}，例如 2×10^{e}。")
+    if re.search(r"√[+-]", p):
+        raise ValueError(f"“{p[:20]}”：根号下不能是负数。")
+    top, slash, bottom = p.partition("/")
+    if not (any(c in p for c in "×*√") and top):  # a plain number or fraction was read before; this is not one
+        return None
+    if "/" in bottom or _TIMES.search(bottom):
+        raise ValueError(f"“{p[:20]}” 有两种读法（先乘还是先除？）：请只在最后除一次，例如 2×3/4。")
+    factors = _TIMES.split(top)
+    if slash and "√" in bottom.lstrip("√"):  # 1/2√5: ÷ 2 then × √5, or ÷ 2√5?
+        raise ValueError(f"“{p[:20]}” 有两种读法：分母是 {bottom[:10]}，还是只有 {bottom.split('√')[0]}？请写成小数。")
+    if slash and "√" in factors[-1]:  # √5/2: √5 ÷ 2, or √(5/2)?
+        root = factors[-1].partition("√")[2][:10]
+        raise ValueError(
+            f"“{p[:20]}” 有两种读法：√{root} 再除以 {bottom[:10]}，还是 √({root}/{bottom[:10]})？请写成小数。"
+        )
+    values = [_factor(f) for f in factors]
+    if slash:
+        if bottom[:1] in "+-":
+            return None  # as for a fraction: the denominator is written without a sign
+        denominator = _factor(bottom)
+        if denominator == 0:
+            raise ValueError(f"“{p[:20]}” 的分母是 0：分数 a/b 的 b 不能是 0。")
+        values.append(None if denominator is None else 1 / denominator)
+    if any(v is None for v in values):
+        return None
+    return _finite(math.prod(values), "0" if 0 in values else "1")
+
+
+def _factor(text: str) -> float | None:
+    """One factor: a plain number (7, -2.5) or a square root with its coefficient (√5, 2√5, -√5); else None."""
+    m = _FACTOR.fullmatch(text)
+    if not m or (m.group(2) is None and m.group(3) is None):
+        return None
+    value = _finite(float(m.group(2)), m.group(2).lower().partition("e")[0]) if m.group(2) else 1.0
+    if m.group(3) is not None:
+        value *= math.sqrt(_finite(float(m.group(3)), m.group(3).lower().partition("e")[0]))
+    return -value if m.group(1) == "-" else value
 
 
 def _finite(value: float, digits: str) -> float:
@@ -80,6 +149,10 @@ def parse_vector(text: str) -> np.ndarray:
         raise ValueError("括号不配对，或者多了括号：只需要输入用逗号或空格隔开的数字。")
     s = re.sub(r"\s*,\s*", ",", s.replace(";", ","))
     s = re.sub(r"\s*([×*/^])\s*", r"\1", s)  # "2 × 10⁻⁴" and "1 / 3" are one number each
+    s = re.sub(r"√\s+", "√", re.sub(r"\s+%", "%", s))  # "√ 5" and "33 %" too
+    if m := re.search(rf"(?:^|[,\s])({_NUMBER.pattern})\s+(√[^,\s]*)", s):  # "2 √5": 2√5, or 2 and √5?
+        a, b = m.group(1)[:10], m.group(2)[:10]
+        raise ValueError(f"“{a} {b}” 有两种读法：相乘请写成 {a}{b}，两个数请用逗号隔开：{a}, {b}。")
     if ",," in s:
         raise ValueError("两个逗号之间缺少数字。")
     s = s.removesuffix(",")  # one trailing comma while typing is fine
@@ -94,7 +167,7 @@ def parse_vector(text: str) -> np.ndarray:
             raise ValueError("不接受 nan 或 inf：请输入普通的有限数字。")
         value = _value(p)
         if value is None:
-            raise ValueError(f"“{p[:20]}” 不是数字：请只输入数字（也可以写 1/3、2×10⁻⁴），用逗号或空格隔开。")
+            raise ValueError(f"“{p[:20]}” 不是数字：请只输入数字（也可以写 1/3、2×10⁻⁴、33%、√5），用逗号或空格隔开。")
         numbers.append(value)
     if len(parts) > MAX_VALUES:
         raise ValueError(f"最多输入 {MAX_VALUES} 个数，你输入了 {len(parts)} 个。")

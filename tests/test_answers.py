@@ -95,7 +95,8 @@ def test_answers_are_read_as_people_type_them(text, want):
         ("[[1, 2] 7 [3, 4]]", "不在任何一行"),
         ("1, nan", "nan"),
         ("", "没有找到数字"),
-        ("√5", "不是数字"),
+        ("√-5", "负数"),
+        ("√5/2", "两种读法"),
     ],
 )
 def test_text_that_holds_no_number_gets_a_chinese_reason(text, why):
@@ -162,6 +163,28 @@ def test_a_wrong_answer_is_still_judged_with_its_named_mistake(capsys):
     """The reader hands numbers to lnlib.check, whose diagnoses still apply: 24 for 梨's μ is 'forgot ÷ d'."""
     out = run_answer("%%answer 03.mean_pear\n24", capsys)
     assert out.startswith("✗") and "除以" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("03.std_apple", "√5"),  # asked to three decimals: the exact value passes
+        ("03.std_apple", "σ = √5"),
+        ("03.std_apple", "√ 5"),
+        ("03.xhat_apple", "-3/√5, -1/√5, 1/√5, 3/√5"),
+        ("03.xhat_apple", "[−3/√5，−1/√5，1/√5，3/√5]"),
+    ],
+)
+def test_an_exact_root_passes_an_exercise_asking_for_decimals(name, text, capsys):
+    """Issue 40: √5 is the exact σ of [2, 4, 6, 8], so it passes where 2.236 (three decimals) is asked for."""
+    assert run_answer(f"%%answer {name}\n{text}", capsys).startswith("✓"), text
+
+
+def test_an_ambiguous_form_is_refused_in_the_cell_not_misread(capsys):
+    out = run_answer("%%answer 03.std_apple\n√5/2", capsys)
+    assert out.startswith("✗ 没读懂") and "两种读法" in out and "Traceback" not in out, out
+    out = run_answer("%%answer 03.std_apple\n5", capsys)  # forgot the root: still its named mistake
+    assert out.startswith("✗") and "平方根" in out, out
 
 
 def test_an_unknown_exercise_name_is_reported_not_raised(capsys):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import html
 import inspect
+import math
 import re
 import warnings
 
@@ -76,7 +77,7 @@ BAD = [
     "__import__('os').system('ls')",
     "1+1",
     "[1]*3",
-    "2*3",  # a fraction a/b such as 1/2 is a number the course writes, so it is read (test_learner_feedback)
+    "2x3",  # x as a times sign: a shape? 2×3 and 2*3 are read (issue 40), 2x10^-4 is a power of ten
     "2**8",
     "1-1",
     "lambda: 1",
@@ -342,3 +343,108 @@ def test_invisible_format_characters_are_ignored(invisible):
     from lnlib.text_input import parse_numbers
 
     assert float(parse_numbers(f"{invisible}5")) == 5.0
+
+
+# ---------------------------------------------------------------- issue 40: 33%, 7×7, √5 as a person writes them
+
+WRITTEN = [
+    ("33%", [0.33]),
+    ("33 %", [0.33]),
+    ("33％", [0.33]),  # full-width percent sign
+    ("３３％", [0.33]),
+    ("12.5%, -5%", [0.125, -0.05]),
+    ("0.1%", [0.001]),  # the decimal 0.001, not 0.1 / 100 (which is one bit off)
+    ("7×7", [49.0]),
+    ("7*7", [49.0]),
+    ("７＊７", [49.0]),  # full-width asterisk
+    ("2 × 3.5", [7.0]),
+    ("-2×3, 2×-3", [-6.0, -6.0]),
+    ("2×3×4", [24.0]),
+    ("2×3/4", [1.5]),
+    (
+        "7×10, 2×1000, 4×10.5",
+        [70.0, 2000.0, 42.0],
+    ),  # not a power of ten with its raise lost  # one division at the end: (2×3)/4 = 2×(3/4), no doubt
+    ("√5", [math.sqrt(5)]),
+    ("√ 5", [math.sqrt(5)]),
+    ("√５", [math.sqrt(5)]),
+    ("2√5", [2 * math.sqrt(5)]),
+    ("2×√5, 2*√5", [2 * math.sqrt(5)] * 2),
+    ("-√5, −√5, +√5", [-math.sqrt(5), -math.sqrt(5), math.sqrt(5)]),
+    ("3/√5", [3 / math.sqrt(5)]),
+    ("-3/√5, -1/√5, 1/√5, 3/√5", [-3 / math.sqrt(5), -1 / math.sqrt(5), 1 / math.sqrt(5), 3 / math.sqrt(5)]),
+    ("-3/√5 -1/√5 1/√5 3/√5", [-3 / math.sqrt(5), -1 / math.sqrt(5), 1 / math.sqrt(5), 3 / math.sqrt(5)]),
+    ("√5 √5", [math.sqrt(5)] * 2),
+    ("√0.25, √1e-4", [0.5, 0.01]),
+    ("0×√5, √0", [0.0, 0.0]),
+    ("2e3×10^4", [2e7]),  # a power of ten after a number with its own exponent: was Python's English error
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), WRITTEN, ids=[w[0] for w in WRITTEN])
+def test_percentages_products_and_square_roots_are_read(text, expected):
+    got = parse_vector(text)
+    assert got.dtype == np.float64 and got.ndim == 1
+    assert got.tolist() == pytest.approx(expected, rel=1e-15, abs=0)
+
+
+def test_the_forms_keep_the_decimal_they_write():
+    """33% is exactly the float 0.33, as 0.33 typed; √5 is the correctly rounded root."""
+    assert parse_vector("33%").tolist() == [0.33] and parse_vector("0.1%").tolist() == [0.001]
+    assert parse_vector("√5").tolist() == [math.sqrt(5)] and parse_vector("√2").tolist() == [2**0.5]
+
+
+AMBIGUOUS = [
+    ("√5/2", "两种读法"),  # √5 ÷ 2, or √(5/2)?
+    ("√1/3", "两种读法"),
+    ("2√5/5", "两种读法"),
+    ("1/2√5", "两种读法"),  # ÷ 2 then × √5, or ÷ 2√5?
+    ("6/2×3", "两种读法"),  # (6/2)×3 or 6/(2×3)?
+    ("2/3*4", "两种读法"),
+    ("2 √5", "两种读法"),  # 2√5, or the two numbers 2 and √5?
+    ("1, 2 √ 5", "两种读法"),
+    ("2×103", "10^3"),  # 2×10³ with its superscript lost (copied from a PDF), or 2 × 103?
+    ("2×10-4", "10^-4"),
+    ("3*105*2", "10^5"),
+    ("7x7", "乘号"),  # x as a times sign: 2x3 may be a shape
+    ("7 X 7", "不是数字"),
+    ("√-5", "负数"),
+    ("√−5", "负数"),
+    ("1/3%", "只能直接写在一个数后面"),
+    ("√5%", "只能直接写在一个数后面"),
+    ("2×3%", "只能直接写在一个数后面"),
+    ("33%%", "只能直接写在一个数后面"),
+    ("%33", "只能直接写在一个数后面"),
+    ("3/√0", "分母是 0"),
+    ("2**8", "不是数字"),
+    ("2^8", "不是数字"),
+    ("√", "不是数字"),
+    ("5√", "不是数字"),
+    ("√√5", "不是数字"),
+    ("2×10⁻⁴×3", "不是数字"),
+    ("√1e400", "数字太大"),
+    ("1e200×1e200", "数字太大"),
+    ("1e-200×1e-200", "数字太小"),  # a product of nonzero numbers is never silently 0
+    ("1e-323%", "数字太小"),
+]
+
+
+@pytest.mark.parametrize(("text", "said"), AMBIGUOUS, ids=[a[0] for a in AMBIGUOUS])
+def test_forms_that_read_two_ways_are_refused_in_chinese(text, said):
+    with pytest.raises(ValueError) as info:
+        parse_vector(text)
+    message = str(info.value)
+    assert said in message and CJK.search(message), message
+    assert len(message) <= 80 and "\n" not in message, message
+
+
+def test_the_refusal_names_both_readings():
+    with pytest.raises(ValueError, match=r"√\(5/2\)"):
+        parse_vector("√5/2")
+    with pytest.raises(ValueError, match="2√5.*2, √5"):
+        parse_vector("2 √5")
+
+
+def test_the_generic_message_lists_the_new_forms():
+    with pytest.raises(ValueError, match="33%、√5"):
+        parse_vector("abc")
