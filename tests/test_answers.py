@@ -284,10 +284,10 @@ def test_run_all_with_bad_answers_in_every_exercise_cell_reaches_the_end():
 @pytest.mark.parametrize(
     ("cell", "said"),
     [
-        ("%%answer 03.mean_wo", answers.UNANSWERED),
-        ("%%answer 03.mean_wo\n", answers.UNANSWERED),
+        ("%%answer 03.mean_pear", answers.UNANSWERED),
+        ("%%answer 03.mean_pear\n", answers.UNANSWERED),
         ("%%code_exercise 10.softmax", answers.UNANSWERED),
-        ("%%reveal 03.mean_wo", "先回答上面的 %%answer 03.mean_wo"),
+        ("%%reveal 03.mean_pear", "先回答上面的 %%answer 03.mean_pear"),
     ],
 )
 def test_a_cell_with_only_the_magic_line_is_answered_in_chinese(cell, said, capsys, monkeypatch, tmp_path):
