@@ -55,3 +55,14 @@ def _compiled_loops_ready():
 
     _fast.warm_up(wait=True)
     yield
+
+
+@pytest.fixture(scope="session")
+def playwright_driver():
+    """The one Playwright of a test session. Its sync API runs an event loop of its own while it is started, so a
+    second one started beside it (another module's browser) fails with "Sync API inside the asyncio loop": every
+    browser test launches its Chromium from this one."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    driver = sync_api.sync_playwright().start()
+    yield driver
+    driver.stop()

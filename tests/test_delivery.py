@@ -242,33 +242,34 @@ def test_site_build_picks_up_new_notebooks_with_plots_and_widgets(tmp_path):
 
 
 @pytest.mark.browser
-def test_site_in_chromium_fetches_nothing_and_typesets_math(site):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_site_in_chromium_fetches_nothing_and_typesets_math(site, request):
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("needs Debian's /usr/bin/chromium")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            requests: list[str] = []
-            page.on("request", lambda r: requests.append(r.url))
-            math_pages = {build_site.page_name(p.stem) for p in math_notebooks()}
-            for html in sorted(site.glob("*.html")):
-                requests.clear()
-                page.goto(html.as_uri())
-                page.wait_for_function(
-                    "window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0 && !MathJax.Hub.queue.running",
-                    timeout=30_000,
-                )
-                remote = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
-                assert not remote, f"{html.name} fetched {remote}"
-                raw = page.evaluate("document.body.innerText")
-                assert "$$" not in raw, f"{html.name}: math left untypeset"
-                assert page.evaluate("document.querySelectorAll('.MathJax_Error, merror').length") == 0
-                if html.name in math_pages:
-                    assert page.evaluate("document.querySelectorAll('.MathJax, .MathJax_Display').length") > 0
-        finally:
-            browser.close()
+    # the session's one Playwright (tests/conftest.py): a second one beside it would fail
+    browser = request.getfixturevalue("playwright_driver").chromium.launch(
+        executable_path="/usr/bin/chromium", args=["--no-sandbox"]
+    )
+    try:
+        page = browser.new_page()
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        math_pages = {build_site.page_name(p.stem) for p in math_notebooks()}
+        for html in sorted(site.glob("*.html")):
+            requests.clear()
+            page.goto(html.as_uri())
+            page.wait_for_function(
+                "window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0 && !MathJax.Hub.queue.running",
+                timeout=30_000,
+            )
+            remote = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
+            assert not remote, f"{html.name} fetched {remote}"
+            raw = page.evaluate("document.body.innerText")
+            assert "$$" not in raw, f"{html.name}: math left untypeset"
+            assert page.evaluate("document.querySelectorAll('.MathJax_Error, merror').length") == 0
+            if html.name in math_pages:
+                assert page.evaluate("document.querySelectorAll('.MathJax, .MathJax_Display').length") > 0
+    finally:
+        browser.close()
 
 
 # ------------------------------------------------------------------ student copies

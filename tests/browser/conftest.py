@@ -196,7 +196,7 @@ def lab(request):
             f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser tests"
         )
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         pytest.skip("the Python package playwright is not installed (it is pinned in binder/requirements.txt)")
 
@@ -215,7 +215,7 @@ def lab(request):
     try:
         server = LabServer.start(base, NOTEBOOKS, timeout=SERVER_START_TIMEOUT_S)
         teardown["server_start_s"] = round(time.monotonic() - report.started, 1)
-        pw = sync_playwright().start()
+        pw = request.getfixturevalue("playwright_driver")  # the session's one Playwright (tests/conftest.py)
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env=server.env, headless=True)
         context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
         session = Session(server=server, page=None, report=report)
@@ -244,8 +244,6 @@ def lab(request):
     finally:
         if browser is not None:
             browser.close()
-        if pw is not None:
-            pw.stop()
         if server is not None:
             server.shutdown_all_kernels()
             teardown["escalated"] = server.stop()

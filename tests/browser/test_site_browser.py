@@ -100,16 +100,14 @@ def site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def chromium():
-    sync_api = pytest.importorskip("playwright.sync_api")
+def chromium(playwright_driver):
     if not CHROMIUM.exists():
         pytest.skip(f"needs Debian's Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    browser = playwright_driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 @pytest.mark.parametrize("scheme", ["dark", "light"])
