@@ -79,6 +79,21 @@ def test_a_model_switch_renders_once_with_the_new_grid(grids):
     assert "LayerNorm，无 warm-up" in e.summary.value
 
 
+def test_a_model_switch_keeps_the_learning_rate_where_the_new_grid_has_it(grids):
+    """Issue 40: switching the model reset the learning rate to the other grid's middle one (0.003 became 0.03)
+    without a word. 0.01 is in both test grids: it stays; 0.003 is not in the MLP's: the MLP opens as it does."""
+    e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
+    e.lr.value = 1e-2
+    assert ("MLP", ("layer", "none"), 1e-2, 0) in e.neighbours()  # drawn ahead as the switch will show it
+    e.model.value = "MLP"
+    assert e.state() == ("MLP", ("layer", "none"), 1e-2, 0)
+    e.model.value = "Transformer"
+    assert e.state() == ("Transformer", ("post", "pre"), 1e-2, 0)
+    e.lr.value = 3e-3
+    e.model.value = "MLP"
+    assert e.state() == ("MLP", ("layer", "none"), 5.0, 0)
+
+
 def test_a_model_switch_sends_the_picture_first_and_each_control_once(grids, monkeypatch):
     """What the browser receives, in order: the new picture (the biggest message, the slowest to show) first, then
     each control's new options and value in one message, not one per trait."""

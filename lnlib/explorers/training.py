@@ -182,9 +182,18 @@ class TrainingExplorer(Explorer):
         variants, lrs, warmups = self._choices(model)
         return (model, tuple(v for _, v in variants), lrs[len(lrs) // 2][1], warmups[0][1])
 
+    def switch_choice(self, model: str) -> tuple:
+        """What switching to `model` shows: its opening choice, but with the learning rate and warm-up chosen now
+        wherever its grid has them (a switch never changes them silently)."""
+        _, lrs, warmups = self._choices(model)
+        model, chosen, lr, warmup = self.opening_choice(model)
+        lr = self.lr.value if self.lr.value in {v for _, v in lrs} else lr
+        warmup = self.warmup.value if self.warmup.value in {v for _, v in warmups} else warmup
+        return (model, chosen, lr, warmup)
+
     def on_model(self, change) -> None:
         variants, lrs, warmups = self._choices(self.model.value)
-        opening = self.opening_choice(self.model.value)
+        opening = self.switch_choice(self.model.value)
         # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
         self.plot.show(self.frame(opening))
         self._switching = True  # new options fire the observers: render once, after all of them are set
@@ -246,9 +255,9 @@ class TrainingExplorer(Explorer):
 
     def neighbours(self) -> list[tuple]:
         """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
-        buttons, then the other models as they open, then one checkbox clicked (each variant ticked or unticked;
-        never none), then every other learning rate and warm-up of this choice of variants. The grids are small
-        (a dozen pictures), so in a while every picture is ready."""
+        buttons, then the other models as a switch shows them, then one checkbox clicked (each variant ticked or
+        unticked; never none), then every other learning rate and warm-up of this choice of variants. The grids are
+        small (a dozen pictures), so in a while every picture is ready."""
         model, variants, lr, warmup = self.state()
         lrs = [v for _, v in self.lr.options]
         warmups = [v for _, v in self.warmup.options]
@@ -256,7 +265,7 @@ class TrainingExplorer(Explorer):
         near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
         states = [(model, variants, v, warmup) for v in near]
         states += [(model, variants, lr, w) for w in warmups if w != warmup]
-        states += [self.opening_choice(other) for other in self.grids if other != model]
+        states += [self.switch_choice(other) for other in self.grids if other != model]
         every = [v for _, v in self.variants.options]
         for v in every:
             clicked = tuple(u for u in every if (u in variants) != (u == v))
