@@ -115,13 +115,13 @@ def _course(key, values, smooth: int, diverged: bool) -> str:
     if not finite.size:
         return f"{label(key)} 没有有限的值"
     text = f"{label(key)} 从 {y[finite[0]]:.3g} 到 {y[finite[-1]]:.3g}（{y.size} 步"
-    return text + (f"，第 {finite[-1]} 步后发散）" if diverged else "）")
+    return text + (f"，第 {finite[-1] + 1} 步发散）" if diverged else "）")  # steps counted from 1, as drawn
 
 
 def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
     kw = style(key, i)
     y = _smooth(np.asarray(values, dtype=np.float64), smooth)
-    x = np.arange(y.size)
+    x = np.arange(1, y.size + 1)  # the first step is 第 1 步, as the text and divergence_text count them
     finite = np.isfinite(y) & ((y > 0) if logy else True)
     every = max(1, y.size // 8)
     ax.plot(

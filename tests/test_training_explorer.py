@@ -201,3 +201,18 @@ def test_the_step_named_is_the_first_that_breaks_the_rule(grids):
     assert training_widgets.divergence_text(run).startswith(f"第 {first_bad + 1} 步发散")
     summary = training_widgets.summary_html({("none", 0): run})
     assert f"第 {first_bad + 1} 步发散" in summary and f"第 {first_bad} 步发散" not in summary
+
+
+def test_a_diverged_run_is_drawn_and_named_at_the_same_step():
+    """Issue 40: a run that blew up at its second loss was named 第 2 步发散 on an axis that ended at step 1 (the
+    curve counted steps from 0). Steps are counted from 1 everywhere: the text, the curve, its alt text."""
+    from lnlib import training_plots
+    from lnlib.explorers.training import divergence_text
+
+    run = T.train_mlp("none", lr=0.3, steps=20, weight_scale=4.0, init="he")
+    assert run.diverged
+    step = run.losses.size  # the last recorded loss is the one that blew up
+    fig = training_plots.loss_curves({"none": run})
+    (line,) = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == step]
+    assert list(line.get_xdata()) == list(range(1, step + 1))
+    assert f"第 {step} 步发散" in divergence_text(run) and f"第 {step} 步发散" in fig.alt_text
