@@ -167,7 +167,8 @@ def read_by_kernel(text: str) -> tuple[list[str], dict[str, dict]]:
 
 
 def _floats(nested) -> np.ndarray:
-    return np.array(json.loads(json.dumps(nested).replace("null", "NaN")), dtype=np.float64)
+    """Stored numbers as an array, None (a diverged run) as NaN."""
+    return np.array(nested, dtype=np.float64)
 
 
 BATCHES = (2, 4, 16, 32)  # training batch sizes of notebook 15's section 2

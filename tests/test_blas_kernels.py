@@ -15,17 +15,11 @@ from tools import blas, kernel_matrix, train_tiny_lm
 from tools.course import ROOT
 
 
-def _corename_with(kernel: str) -> str:
-    code = "from tools.blas import corename; print(corename())"
-    env = {**os.environ, blas.ENV: kernel}
-    return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True).stdout
-
-
 def test_the_generic_kernel_is_what_openblas_calls_katmai():
     """OPENBLAS_CORETYPE=Prescott selects OpenBLAS's generic x86-64 kernel, which it reports as Katmai."""
     if blas.corename() == "unknown":
         pytest.skip("numpy's BLAS here is not OpenBLAS")
-    assert _corename_with("Prescott").strip() == "Katmai"
+    assert blas.corename_with("Prescott") == "Katmai"
     assert blas.runs_on("Prescott")
 
 

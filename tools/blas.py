@@ -46,12 +46,18 @@ def corename() -> str:
     return "unknown"
 
 
+def corename_with(kernel: str | None) -> str:
+    """`corename()` in a fresh Python with OPENBLAS_CORETYPE set to `kernel` (None: unset, the CPU's own choice)."""
+    env = {k: v for k, v in os.environ.items() if k != ENV} | ({ENV: kernel} if kernel else {})
+    code = "from tools.blas import corename; print(corename())"
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
 def runs_on(kernel: str) -> bool:
     """Whether this CPU runs `kernel` when asked (OpenBLAS falls back to another one where it cannot)."""
-    code = "from tools.blas import corename; print(corename())"
-    env = {**os.environ, ENV: kernel}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    return out.stdout.strip() == KERNELS[kernel]
+    return corename_with(kernel) == KERNELS[kernel]
 
 
 def available() -> list[str]:
@@ -61,10 +67,7 @@ def available() -> list[str]:
 
 def native() -> str:
     """The KERNELS name of the kernel OpenBLAS picks on this CPU by itself (its own name if not one of them)."""
-    env = {k: v for k, v in os.environ.items() if k != ENV}
-    code = "from tools.blas import corename; print(corename())"
-    name = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    reported = name.stdout.strip()
+    reported = corename_with(None)
     return next((k for k, v in KERNELS.items() if v == reported), reported)
 
 
