@@ -25,6 +25,7 @@ import io
 import math
 import numbers
 import re
+import threading
 
 import matplotlib
 import numpy as np
@@ -227,7 +228,14 @@ def plain(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-_MATHTEXT = MathTextParser("path")  # what RendererAgg makes for itself, shared (see _Canvas)
+_MATHTEXT = threading.local()  # per thread (explorers draw ahead in a worker): what RendererAgg makes, shared
+
+
+def _mathtext() -> MathTextParser:
+    parser = getattr(_MATHTEXT, "parser", None)
+    if parser is None:
+        parser = _MATHTEXT.parser = MathTextParser("path")
+    return parser
 
 
 class _Canvas(FigureCanvasAgg):
@@ -241,7 +249,7 @@ class _Canvas(FigureCanvasAgg):
 
     def get_renderer(self):
         renderer = super().get_renderer()
-        renderer.mathtext_parser = _MATHTEXT
+        renderer.mathtext_parser = _mathtext()
         return renderer
 
 

@@ -908,3 +908,24 @@ def test_softmax_explorer_takes_a_matrix_at_both_ends_of_float64():
         warnings.simplefilter("error")
         explorer = widgets.SoftmaxExplorer(matrix=[[1e300, -1e300], [1e-300, 2e-300]], tokens=["我", "吃"])
     assert "1.000" in explorer.summary.value and "nan" not in explorer.summary.value.lower()
+
+
+def test_depth_explorer_computes_ahead_in_the_worker_thread(monkeypatch):
+    """Issue 45: a depth costs hundreds of milliseconds; computed on the kernel's event loop in idle time, it held
+    up the learner's next message. The neighbours' gradients are computed in the worker thread."""
+    import threading
+
+    from lnlib.explorers import depth
+
+    threads = []
+    compute = depth.ffn_gradient_norms
+    monkeypatch.setattr(
+        depth, "ffn_gradient_norms", lambda *a, **k: threads.append(threading.current_thread()) or compute(*a, **k)
+    )
+    e, _ = drawn_ahead(
+        lambda: widgets.DepthExplorer(4, width=8),
+        ready=lambda e: e.is_ready((5,)) and e.is_ready((3,)),
+        act=lambda e: None,
+    )
+    on_main = [t is threading.main_thread() for t in threads]
+    assert on_main == [True, True, False, False, False, False]  # depth 4 (two forms) here, 5 and 3 in the worker

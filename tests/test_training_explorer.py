@@ -216,3 +216,41 @@ def test_a_diverged_run_is_drawn_and_named_at_the_same_step():
     (line,) = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == step]
     assert list(line.get_xdata()) == list(range(1, step + 1))
     assert f"第 {step} 步发散" in divergence_text(run) and f"第 {step} 步发散" in fig.alt_text
+
+
+def test_a_choice_not_drawn_yet_is_drawn_in_the_worker_and_the_last_picture_stays(grids, monkeypatch):
+    """Issue 45: the first step onto a picture not drawn yet froze the controls for seconds (the kernel's event
+    loop drew it, and drew the neighbours in idle time). Now the loop draws nothing: the worker thread draws, the
+    last picture and its numbers stay with a progress bar until the new picture is ready, then both change."""
+    import threading
+
+    threads = []
+    figure = explorers.training.explorer_figure
+    monkeypatch.setattr(
+        explorers.training,
+        "explorer_figure",
+        lambda *a, **k: threads.append(threading.current_thread()) or figure(*a, **k),
+    )
+    e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
+    assert threads == [threading.main_thread()]  # the opening picture: drawn before the explorer shows
+    e.PREFETCH_DELAY = 3600.0  # nothing drawn ahead: the step below finds its picture missing
+
+    async def step():
+        before = (e.plot.value, e.summary.value)
+        e.variants.value = ("pre",)
+        assert e.status.value == explorers.training.DRAWING
+        assert (e.plot.value, e.summary.value) == before  # the last picture and its numbers stay meanwhile
+        for _ in range(3600):  # a bound for a machine whose cores are all busy, not a speed goal
+            await asyncio.sleep(0.05)
+            if not e.status.value:
+                break
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(step())
+    finally:
+        loop.close()
+    assert [t is threading.main_thread() for t in threads] == [True, False]
+    assert e.status.value == ""
+    assert "Pre-LN，无 warm-up" in e.summary.value and "Post-LN" not in e.summary.value
+    assert (e.plot.value, e.plot.tooltip) == e.frame(("Transformer", ("pre",), 3e-3, 0))

@@ -15,6 +15,7 @@ import asyncio
 import html
 import math
 from collections.abc import Callable, Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import NamedTuple
 
 import ipywidgets as widgets
@@ -196,6 +197,18 @@ class Picture:
         return self.live.fitted_png(key) if self.borrow_layout else self.live.png(key)
 
 
+_WORKER: ThreadPoolExecutor | None = None
+
+
+def worker() -> ThreadPoolExecutor:
+    """The one thread where the explorers of a kernel compute ahead (`Explorer.prepare`): the kernel's event loop
+    never runs a long computation of a state nobody asked for yet, so a learner's message never waits behind one."""
+    global _WORKER
+    if _WORKER is None:
+        _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lnlib-ahead")
+    return _WORKER
+
+
 class Explorer:
     """Base: a VBox in `self.box`; displaying the explorer displays the box. The box starts with a notice that
     only shows when no live kernel is behind the explorer (see `offline_notice`).
@@ -216,6 +229,7 @@ class Explorer:
         """One observer for every control: any change asks for one render (coalesced for the browser)."""
         self.controls = controls
         self._views = LRU(self.VIEWS)
+        self._pending: dict[tuple, Future] = {}  # state key → `prepare(state)` running (or queued) in the worker
         self._moved = 0  # the control moved last: its neighbours are drawn ahead first
         self.updates = Coalescer(self.render)
         for control in controls:
@@ -280,12 +294,66 @@ class Explorer:
         return [(*state[:at], value, *state[at + 1 :]) for value in slider_steps(self.controls[self._moved])]
 
     def prefetch(self) -> None:
-        """Compute the next missing neighbour of the current state (one per call, then reschedule)."""
+        """Compute the next missing neighbour of the current state (one per call, then reschedule). What
+        `prepare` computes runs in the worker thread, one state at a time; only the drawing of a prepared state
+        (a kept figure moved: milliseconds) runs on the kernel's event loop."""
         for state in self.neighbours():
             if not self.is_ready(state):
+                if not self.is_prepared(state):
+                    if not self._pending:
+                        self.prepare_ahead(state)  # when it is done, prefetch runs again
+                    return
                 self._view(state)
                 self._prefetch_later()
                 return
+
+    # --- computing ahead in the worker thread ---
+
+    def prepare(self, state: tuple) -> object:
+        """The costly arithmetic of `view(state)` (numpy on the explorer's data, no widget and no figure that the
+        event loop draws), run in the worker thread; its result goes to `keep`. None: nothing to prepare."""
+        return None
+
+    def keep(self, state: tuple, prepared: object) -> None:
+        """Keep what `prepare(state)` returned (on the event loop), where `view(state)` will find it."""
+
+    def is_prepared(self, state: tuple) -> bool:
+        """True when `view(state)` only draws (what `prepare` computes is kept, or there is nothing to prepare)."""
+        return True
+
+    def prepare_ahead(self, state: tuple) -> Future | None:
+        """Run `prepare(state)` in the worker thread (once: a state already on its way gives its future); when it is
+        done its result is kept and prefetching goes on. None outside a running event loop."""
+        key = state_key(state)
+        future = self._pending.get(key)
+        if future is not None:
+            return future
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        future = worker().submit(self.prepare, state)
+        self._pending[key] = future
+        future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._prepared, state, f))
+        return future
+
+    def prepared(self, state: tuple) -> object:
+        """`prepare(state)`'s result: waited for if it is on its way in the worker (the wait releases the
+        interpreter lock: the worker runs at full speed), else computed here."""
+        future = self._pending.get(state_key(state))
+        if future is not None:
+            try:
+                return future.result()
+            except Exception:  # noqa: BLE001 - computed again here, where its error reaches the learner
+                pass
+        return self.prepare(state)
+
+    def _prepared(self, state: tuple, future: Future) -> None:
+        if self._pending.get(state_key(state)) is future:
+            del self._pending[state_key(state)]
+        if not future.cancelled() and future.exception() is None:
+            self.keep(state, future.result())
+        self._prefetch_later()
 
     def _prefetch_later(self) -> None:
         """Inside a running kernel, call `self.prefetch()` in idle time."""

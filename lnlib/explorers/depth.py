@@ -16,8 +16,9 @@ class DepthExplorer(Explorer):
     """Notebook 09: choose the depth; the per-layer FFN gradient norms of Post-LN and Pre-LN are redrawn.
 
     Each depth is computed once per explorer (moving back to a depth costs nothing). Inside a running kernel the
-    two neighbouring depths are computed and drawn in idle time after each render, one at a time, so the next
-    step of the slider finds its picture ready.
+    two neighbouring depths are computed ahead after each render, one at a time, in the worker thread (a depth
+    costs hundreds of milliseconds: on the event loop it would hold up the learner's next message), then drawn
+    in idle time, so the next step of the slider finds its picture ready.
     """
 
     FORMS = ("post", "pre")
@@ -47,12 +48,24 @@ class DepthExplorer(Explorer):
         self.render()
 
     def series(self, depth: int) -> dict[str, np.ndarray]:
-        """The gradient norm of each layer's W₂ for each residual form, at this depth (computed once)."""
+        """The gradient norm of each layer's W₂ for each residual form, at this depth (computed once; waited for
+        when the worker thread is computing it ahead)."""
         series = self._series.get(depth)
         if series is None:
-            series = {f: ffn_gradient_norms(f, depth, self.width) for f in self.FORMS}
+            series = self.prepared((depth,))
             self._series.put(depth, series)
         return series
+
+    def prepare(self, state: tuple) -> dict[str, np.ndarray]:
+        """The series of a depth: hundreds of milliseconds of numpy, computed ahead in the worker thread."""
+        (depth,) = state
+        return {f: ffn_gradient_norms(f, depth, self.width) for f in self.FORMS}
+
+    def keep(self, state: tuple, prepared: dict[str, np.ndarray]) -> None:
+        self._series.put(state[0], prepared)
+
+    def is_prepared(self, state: tuple) -> bool:
+        return state[0] in self._series
 
     def view(self, state: tuple) -> list:
         (depth,) = state

@@ -49,6 +49,10 @@ def summary_html(runs: dict) -> str:
     return "<br>".join(rows)
 
 
+# shown while the worker thread draws a picture not drawn before: an indeterminate progress bar and what happens
+DRAWING = '<progress style="width:8em"></progress> 正在画这张图，画完会自动换上，别的选择照常能用……'
+
+
 class Checkboxes(widgets.HBox):
     """One checkbox per option, in a row after a label: `value` is the tuple of the checked options' values in the
     options' order (what a SelectMultiple gives, with no Ctrl+click). The last checked box is disabled, so the
@@ -145,13 +149,15 @@ class TrainingExplorer(Explorer):
         self.lr = widgets.SelectionSlider(options=lrs, value=lr, description="学习率：", continuous_update=False)
         self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
         self.summary = widgets.HTML()
+        self.status = widgets.HTML()  # says a picture is being drawn (`DRAWING`), else empty
         self.plot = FigureImage()
         self._frames = LRU(self.CACHE_SIZE)
         self._positions: dict[str, list] = {}  # the axes' places in each model's first picture
         self._switching = False
         self.model.observe(self.on_model, names="value")
         self._wire(self.variants, self.lr, self.warmup)
-        self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.plot])
+        self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.status, self.plot])
+        self.frame(self.state())  # the opening picture is drawn before the explorer shows
         self.render()
         if ready:
             for state in self.every_default_choice():
@@ -212,33 +218,56 @@ class TrainingExplorer(Explorer):
     def render(self) -> None:
         if self._switching:
             return
-        model, variants, lr, warmup = self.state()
+        model, variants, lr, warmup = state = self.state()
         runs = select(self.grids[model], variants, lr, warmup)
         if not runs:  # only Python can get here (the last ticked box is disabled): no picture of other runs
             self.plot.layout.display = "none"
             self.summary.value = "请至少选一种归一化。"
+            self.status.value = ""
             return
-        self.plot.layout.display = None
-        self.plot.show(self.frame(self.state()))  # the picture first, the numbers last (see widgets.Explorer)
-        self.summary.value = summary_html(runs)
+        if not self.is_ready(state) and self.prepare_ahead(state) is not None:
+            # a picture not drawn yet (a new choice of variants): drawn in the worker thread, about a second; the
+            # last picture and its numbers stay, every control keeps working, and `keep` shows it when it is done
+            self.status.value = DRAWING
+            return
+        self._show_choice(state, runs)
         self._prefetch_later()
 
+    def _show_choice(self, state: tuple, runs: dict) -> None:
+        self.plot.layout.display = None
+        self.plot.show(self.frame(state))  # the picture first, the numbers last (see widgets.Explorer)
+        self.summary.value = summary_html(runs)
+        self.status.value = ""
+
     def frame(self, state: tuple) -> Frame:
-        """The picture of one choice (model, variants, lr, warmup) and its alt text, drawn once and then kept."""
+        """The picture of one choice (model, variants, lr, warmup) and its alt text, drawn once and then kept
+        (waited for when the worker thread is drawing it)."""
         frame = self._frames.get(state)
         if frame is None:
-            model, variants, lr, warmup = state
-            live = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup))
-            # every picture of a model has the same panels: lay out the first one, place the others alike (laid
-            # out again when its tick labels are wider than the first picture's)
-            if model in self._positions and live.use_positions(self._positions[model]):
-                png = live.fitted_png()
-            else:
-                png = live.png()
-            self._positions.setdefault(model, live.positions())
-            frame = Frame(png, alt_text(live.fig))
-            self._frames.put(state, frame)
+            self.keep(state, self.prepared(state))
+            frame = self._frames.get(state)
         return frame
+
+    def prepare(self, state: tuple) -> tuple[Frame, list]:
+        """Draw the picture of one choice on a figure of its own (so in the worker thread too): its frame and
+        where its axes are."""
+        model, variants, lr, warmup = state
+        live = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup))
+        # every picture of a model has the same panels: lay out the first one, place the others alike (laid
+        # out again when its tick labels are wider than the first picture's)
+        positions = self._positions.get(model)
+        png = live.fitted_png() if positions is not None and live.use_positions(positions) else live.png()
+        return Frame(png, alt_text(live.fig)), live.positions()
+
+    def keep(self, state: tuple, prepared: tuple[Frame, list]) -> None:
+        frame, positions = prepared
+        self._frames.put(state, frame)
+        self._positions.setdefault(state[0], positions)
+        if self.status.value and state == self.state():  # the choice the learner is waiting for
+            self._show_choice(state, select(self.grids[state[0]], *state[1:]))
+
+    def is_prepared(self, state: tuple) -> bool:
+        return self.is_ready(state)
 
     def forget_views(self) -> None:
         """Forget every drawn picture: the next choice is drawn again (benchmarks count drawing)."""
@@ -275,11 +304,13 @@ class TrainingExplorer(Explorer):
         return list(dict.fromkeys(states))
 
     def prefetch(self) -> None:
-        """Draw the next missing neighbour of the current choice (one per call, then reschedule)."""
+        """Draw the next missing neighbour of the current choice in the worker thread (one at a time; when it is
+        done, prefetch runs again): the event loop never draws a picture nobody asked for."""
+        if self._pending:
+            return
         for state in self.neighbours():
             if not self.is_ready(state) and state[1]:
-                self.frame(state)
-                self._prefetch_later()
+                self.prepare_ahead(state)
                 return
 
 
