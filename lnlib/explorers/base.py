@@ -222,7 +222,11 @@ class Explorer:
     updates: Coalescer
     controls: tuple[widgets.Widget, ...] = ()
     picture: Picture | None = None
-    PREFETCH_DELAY = 0.05  # seconds of idle time before `prefetch` runs
+    PREFETCH_DELAY = 0.05  # seconds of idle time before `prefetch` draws the likeliest next state
+    # ... and before each further one: only once the learner has paused. A state is drawn on the event loop, so a
+    # step that comes meanwhile waits for it; drawn one after the other, the less likely states (the step back, a
+    # row one number longer) were being drawn when the next step in the same direction came (issue 45).
+    PREFETCH_NEXT = 0.3
     VIEWS = 64  # states whose outputs are kept
 
     def _wire(self, *controls: widgets.Widget) -> None:
@@ -231,12 +235,18 @@ class Explorer:
         self._views = LRU(self.VIEWS)
         self._pending: dict[tuple, Future] = {}  # state key → `prepare(state)` running (or queued) in the worker
         self._moved = 0  # the control moved last: its neighbours are drawn ahead first
+        self._direction = 1  # which way it moved (+1 up, -1 down): that step is drawn ahead first
+        self._timer: asyncio.TimerHandle | None = None  # the next `prefetch`
         self.updates = Coalescer(self.render)
         for control in controls:
             control.observe(self._on_control, names="value")
 
     def _on_control(self, change) -> None:
         self._moved = self.controls.index(change["owner"])
+        try:
+            self._direction = -1 if change["new"] < change["old"] else 1
+        except TypeError:  # not an ordered value (a toggle's option)
+            self._direction = 1
         self.updates.request(change)
 
     def state(self) -> tuple:
@@ -285,13 +295,17 @@ class Explorer:
         return shown
 
     def neighbours(self) -> list[tuple]:
-        """The states one step up and one step down on the slider moved last (only: drawing ahead must stay a
-        small, bounded cost, or it slows down the browser on a busy machine)."""
+        """The states one step further and one step back on the slider moved last, the way it moved first (only:
+        drawing ahead must stay a small, bounded cost, or it slows down the browser on a busy machine)."""
         if not self.controls:
             return []
         state = self.state()
         at = len(state) - len(self.controls) + self._moved
-        return [(*state[:at], value, *state[at + 1 :]) for value in slider_steps(self.controls[self._moved])]
+        values = slider_steps(self.controls[self._moved])
+        control = self.controls[self._moved]
+        if getattr(self, "_direction", 1) < 0:  # slider_steps gives the step up first
+            values = sorted(values, key=lambda v: v > control.value)
+        return [(*state[:at], value, *state[at + 1 :]) for value in values]
 
     def prefetch(self) -> None:
         """Compute the next missing neighbour of the current state (one per call, then reschedule). What
@@ -304,7 +318,7 @@ class Explorer:
                         self.prepare_ahead(state)  # when it is done, prefetch runs again
                     return
                 self._view(state)
-                self._prefetch_later()
+                self._prefetch_later(self.PREFETCH_NEXT)
                 return
 
     # --- computing ahead in the worker thread ---
@@ -355,13 +369,17 @@ class Explorer:
             self.keep(state, future.result())
         self._prefetch_later()
 
-    def _prefetch_later(self) -> None:
-        """Inside a running kernel, call `self.prefetch()` in idle time."""
+    def _prefetch_later(self, delay: float | None = None) -> None:
+        """Inside a running kernel, call `self.prefetch()` in idle time (after `delay`, else PREFETCH_DELAY), once:
+        a new call replaces the one still waiting."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # plain Python (tests, scripts): nothing runs in the background
             return
-        loop.call_later(self.PREFETCH_DELAY, self.prefetch)
+        timer = getattr(self, "_timer", None)
+        if timer is not None:
+            timer.cancel()
+        self._timer = loop.call_later(self.PREFETCH_DELAY if delay is None else delay, self.prefetch)
 
     @property
     def box(self) -> widgets.Box:
