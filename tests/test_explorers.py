@@ -929,3 +929,23 @@ def test_depth_explorer_computes_ahead_in_the_worker_thread(monkeypatch):
     )
     on_main = [t is threading.main_thread() for t in threads]
     assert on_main == [True, True, False, False, False, False]  # depth 4 (two forms) here, 5 and 3 in the worker
+
+
+def test_depth_explorer_reads_every_depth_of_the_default_width_from_the_shipped_file(monkeypatch):
+    """Issue 45: a depth cost a quarter to half a second of numpy, and the slider's next step waited for it. At the
+    default width every depth is read from lnlib/depth_series.json (tools.depth_series): nothing is computed. The
+    file holds what ffn_gradient_norms computes (checked here at the ends and in the middle of the slider)."""
+    from lnlib.explorers import depth
+    from lnlib.transformer import ffn_gradient_norms
+
+    stored = depth.stored_series(64)
+    assert sorted(stored) == list(range(2, 25))
+    for d in (2, 12, 24):
+        for form in ("post", "pre"):
+            np.testing.assert_allclose(stored[d][form], ffn_gradient_norms(form, d, 64), rtol=1e-9, atol=0)
+    monkeypatch.setattr(depth, "ffn_gradient_norms", lambda *a, **k: pytest.fail("computed a stored depth"))
+    e = widgets.DepthExplorer(12)
+    for d in (13, 24, 2):
+        e.depth.value = d
+        assert f"第 {d} 层" in e.summary.value
+    assert depth.stored_series(32) == {}  # another width: computed (and drawn ahead in the worker thread)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import ipywidgets as widgets
 import numpy as np
 
@@ -10,6 +13,33 @@ from .._checks import check_int_in_range
 from .._lru import LRU
 from ..transformer import ffn_gradient_norms
 from .base import Explorer, FigureImage, Picture
+
+STORED = Path(__file__).resolve().parent.parent / "depth_series.json"
+"""Every depth's series at the default width, computed by `python -m tools.depth_series` and shipped: a depth
+costs a quarter to half a second of numpy (the slider's next step waited for it, issue 45). Gradients at
+initialization with a fixed seed are not chaotic: another BLAS kernel changes them in the last bits only, far
+below the digits shown (tests/test_explorers.py computes a few depths again and compares)."""
+
+
+def stored_series(width: int) -> dict[int, dict[str, np.ndarray]]:
+    """{depth: {form: series}} from STORED when it holds this width, else {}."""
+    try:
+        data = json.loads(STORED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if data.get("width") != width:
+        return {}
+    return {int(d): {f: np.array(v, dtype=np.float64) for f, v in forms.items()} for d, forms in data["depths"].items()}
+
+
+def compute_stored(width: int = 64) -> dict:
+    """What STORED holds: every depth of the slider, both forms, at `width` (the default)."""
+    low, high = DepthExplorer.DEPTHS
+    depths = {
+        str(d): {f: [float(v) for v in ffn_gradient_norms(f, d, width)] for f in DepthExplorer.FORMS}
+        for d in range(low, high + 1)
+    }
+    return {"width": width, "seed": 0, "depths": depths}
 
 
 class DepthExplorer(Explorer):
@@ -39,6 +69,8 @@ class DepthExplorer(Explorer):
         self.plot = FigureImage()
         self.box = widgets.VBox([self.depth, self.summary, self.plot])
         self._series = LRU(high - low + 1)
+        for d, series in stored_series(self.width).items():
+            self._series.put(d, series)
         self.picture = Picture(
             lambda series: plots.DepthFigure(
                 series, max_depth=high, xlabel="第几层（1 = 靠近输入）", ylabel=r"$\|\partial L/\partial W_2\|_F$"
