@@ -238,7 +238,8 @@ def test_a_choice_not_drawn_yet_is_drawn_in_the_worker_and_the_last_picture_stay
     async def step():
         before = (e.plot.value, e.summary.value)
         e.variants.value = ("pre",)
-        assert e.status.value == explorers.training.DRAWING
+        assert e.status.value == explorers.training.drawing_text(("pre",), 3e-3, 0)
+        assert "正在画「Pre-LN，学习率 0.003，warm-up 0 步」的图" in e.status.value
         assert (e.plot.value, e.summary.value) == before  # the last picture and its numbers stay meanwhile
         for _ in range(3600):  # a bound for a machine whose cores are all busy, not a speed goal
             await asyncio.sleep(0.05)

@@ -49,8 +49,15 @@ def summary_html(runs: dict) -> str:
     return "<br>".join(rows)
 
 
-# shown while the worker thread draws a picture not drawn before: an indeterminate progress bar and what happens
-DRAWING = '<progress style="width:8em"></progress> 正在画这张图，画完会自动换上，别的选择照常能用……'
+# shown while the worker thread draws a picture not drawn before: an indeterminate progress bar, which choice it
+# is (so every step the learner makes shows at once that it arrived) and what happens
+DRAWING = '<progress style="width:8em"></progress> 正在画{choice}的图，画完会自动换上，别的选择照常能用……'
+
+
+def drawing_text(variants, lr: float, warmup: int) -> str:
+    """The progress line of a choice whose picture is being drawn."""
+    names = "、".join(label(v) for v in variants)
+    return DRAWING.format(choice=html.escape(f"「{names}，学习率 {lr:g}，warm-up {warmup} 步」"))
 
 
 class Checkboxes(widgets.HBox):
@@ -228,7 +235,7 @@ class TrainingExplorer(Explorer):
         if not self.is_ready(state) and self.prepare_ahead(state) is not None:
             # a picture not drawn yet (a new choice of variants): drawn in the worker thread, about a second; the
             # last picture and its numbers stay, every control keeps working, and `keep` shows it when it is done
-            self.status.value = DRAWING
+            self.status.value = drawing_text(variants, lr, warmup)
             return
         self._show_choice(state, runs)
         self._prefetch_later()
