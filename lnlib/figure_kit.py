@@ -10,16 +10,18 @@ import functools
 import io
 import numbers
 import re
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import matplotlib
 import numpy as np
 from matplotlib import colors as mcolors
 from matplotlib import font_manager, patheffects
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ft2font import FT2Font
+from matplotlib.image import AxesImage
 from matplotlib.mathtext import MathTextParser
 
 from ._checks import as_real_array
@@ -36,6 +38,23 @@ class FigureHandle(Protocol):
     moving: list
 
     def update(self, result, /) -> list[Artist]: ...
+
+
+class Bars(NamedTuple):
+    """A bar panel as its builder drew it (`live.set_bars` moves it): bars and value labels in order, a dashed line."""
+
+    ax: Axes
+    bars: list
+    labels: list
+    dashed: Artist | None = None
+
+
+class Cells(NamedTuple):
+    """A grid of numbers as its builder drew it (`live.set_cells` moves it): the image, one text per cell by rows."""
+
+    ax: Axes
+    image: AxesImage
+    texts: list
 
 
 try:

@@ -1,21 +1,11 @@
-"""matplotlib figures with Chinese labels. Every function returns a `Figure` (not registered with pyplot,
-so explorers can redraw thousands of times without leaking figures); a notebook shows it as the cell's value.
+"""The figures of notebooks 02–13, drawn on `lnlib.figure_kit` (palette, font, canvas, alt text). Each function
+takes numbers or a result of a topic module (`stages`, `groups`, `pitfalls`, `invariance`, `numerics`,
+`transformer`) and returns a `Figure` not registered with pyplot, with its Chinese `alt_text` (in Jupyter the PNG's
+`{"image/png": {"alt": …}}` metadata, which the course site and its JupyterLab extension turn into `<img alt>`).
 
-Renderers only: each function takes numbers or a result computed by a topic module (`stages`, `groups`,
-`pitfalls`, `invariance`, `numerics`, `transformer`) and draws it; the words come from `lnlib.labels`.
-Every figure carries `fig.alt_text`, a Chinese description built from its data (a handle's `update` rewrites it);
-in Jupyter it travels with the PNG as `{"image/png": {"alt": …}}` output metadata, which nbconvert (the course
-site) puts into `<img alt>`, and JupyterLab too once the course's extension (labextension/) is installed: plain
-JupyterLab ignores that metadata. An explorer's frame carries it as its Image's tooltip.
-
-Colours come from the Okabe–Ito palette (readable with every common colour-vision deficiency), every series
-on one axes also differs in marker or dash, and every text colour has a contrast of at least 4.5:1 with
-what lies behind it (`ink_on` picks black or white for text on coloured cells).
-
-Each figure an explorer moves has a handle defined next to its builder (`StageFigure`, `EpsilonFigure`,
-`ScaleShiftFigure`, `ValueHeatmapFigure`, `HighlightFigure`, `DepthFigure`, `AttentionFigure`): it builds the
-figure for a first result, names the artists that move (`moving`), and `update(result)` moves them to another
-result of the same shape, returning the artists it changed. Nothing else touches a figure's artists.
+Each figure an explorer moves has a handle next to its builder (`StageFigure`, `EpsilonFigure`, `ScaleShiftFigure`,
+`ValueHeatmapFigure`, `HighlightFigure`, `DepthFigure`, `AttentionFigure`: `figure_kit.FigureHandle`s). The builder
+hands it its artists (`figure_kit.Bars`, `Cells`); `update(result)` moves them and returns what changed.
 """
 
 from __future__ import annotations
@@ -38,6 +28,8 @@ from .figure_kit import (
     INK,
     OKABE_ITO,
     PALE,
+    Bars,
+    Cells,
     check_matrix,
     check_tokens,
     expect,
@@ -158,7 +150,7 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
     factor = _display_factor(values, hline) if factor is None else factor
     shown = values / factor if factor != 1 else values
     positions = np.arange(1, values.size + 1)
-    ax.bar(positions, shown, color=color, edgecolor=INK, linewidth=0.6)
+    bars = ax.bar(positions, shown, color=color, edgecolor=INK, linewidth=0.6)
     ax.axhline(0, color=GUIDE, linewidth=0.8, gid="guide")
     dashed = None
     if hline is not None:
@@ -167,7 +159,7 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
         ax.set_ylabel(_factor_label(factor), fontsize=8)
         if ylim is not None:
             ylim = tuple(v / factor for v in ylim)
-    for p, v, h in zip(positions, values, shown, strict=True):
+    labels = [
         ax.annotate(
             number(v),
             (p, h),
@@ -178,13 +170,15 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
             xytext=(0, 2 if v >= 0 else -2),
             textcoords="offset points",
         )
+        for p, v, h in zip(positions, values, shown, strict=True)
+    ]
     ax.set_xticks(positions, [dim_label(p) for p in positions], fontsize=8)
     ax.set_title(title, fontsize=10)
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.margins(y=0.2)
     _keep_flat_axis_readable(ax, shown)
-    return dashed
+    return Bars(ax, list(bars), labels, dashed)
 
 
 def _keep_flat_axis_readable(ax, shown) -> None:
@@ -200,16 +194,13 @@ def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
 
 
 def _stage_figure(steps: LayerNormSteps, affine: bool):
-    """`stage_bars`' figure and the dashed μ line of its x panel (for `StageFigure`)."""
+    """`stage_bars`' figure and its panels (for `StageFigure`)."""
     _steps(steps)
     use_cjk_font()
     panels = stage_panels(steps, affine=affine)
     fig = new_figure((3.0 * len(panels), 2.8), _stage_alt(steps, affine))
     axes = fig.subplots(1, len(panels))
-    dashed = [
-        _bars(ax, v, color, title, hline=hline) for ax, (v, color, title, hline) in zip(axes, panels, strict=True)
-    ]
-    return fig, dashed[0]
+    return fig, [_bars(ax, v, c, title, hline=hline) for ax, (v, c, title, hline) in zip(axes, panels, strict=True)]
 
 
 def _stage_alt(steps: LayerNormSteps, affine: bool) -> str:
@@ -238,8 +229,8 @@ class StageFigure:
 
     def __init__(self, steps: LayerNormSteps):
         _steps(steps)
-        self.fig, self._mean_line = _stage_figure(steps, affine=False)
-        self._x, self._centered, self._xhat = self.fig.axes
+        self.fig, self._panels = _stage_figure(steps, affine=False)
+        self._x, self._centered, self._xhat = (panel.ax for panel in self._panels)
         bound = 1.3 * _xhat_bound(steps.x.size)  # every row of this length fits: no new axis per typed row
         self._xhat.set_ylim(-bound, bound)
         self._divisor = split_title(self._xhat, r"归一化 $\hat{x}$", self._divisor_text(steps))
@@ -270,10 +261,11 @@ class StageFigure:
         moved = []
         row = np.asarray(steps.x, dtype=np.float64).tobytes()
         if row != self._row:  # a new row: new bars and y axes for x and x − μ
-            for ax, (values, _, _, hline) in zip((self._x, self._centered), stage_panels(steps), strict=False):
-                set_bars(ax, values)
+            for panel, (values, _, _, hline) in zip(self._panels[:2], stage_panels(steps), strict=False):
+                set_bars(panel, values)
+                ax = panel.ax
                 if hline is not None:
-                    self._mean_line.set_ydata([hline, hline])
+                    panel.dashed.set_ydata([hline, hline])
                 ax.set_autoscaley_on(True)
                 ax.relim()
                 ax.autoscale_view(scalex=False)
@@ -283,7 +275,7 @@ class StageFigure:
             self._mean.set_text(self._mean_text(steps))
             moved.append(self._mean)
             self._row = row
-        set_bars(self._xhat, steps.normalized)
+        set_bars(self._panels[2], steps.normalized)
         self._divisor.set_text(self._divisor_text(steps))
         set_alt_text(self.fig, _stage_alt(steps, affine=False))
         return [*moved, self._xhat, self._divisor]
@@ -327,21 +319,24 @@ def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -
 # --- grids of numbers ----------------------------------------------------------------------------------------
 
 
-def _cell_text(ax, image, values, texts, fontsize, *, weights=None):
+def _cell_text(ax, image, values, texts, fontsize, *, weights=None) -> Cells:
     """Write texts[i][j] on cell (i, j) of `image` in black or white, whichever reads better on that cell."""
     rgba = image.to_rgba(image.get_array())
-    for i in range(values.shape[0]):
-        for j in range(values.shape[1]):
-            ax.text(
-                j,
-                i,
-                texts[i][j],
-                ha="center",
-                va="center",
-                fontsize=fontsize,
-                color=ink_on(rgba[i, j]),
-                fontweight=None if weights is None else weights[i][j],
-            )
+    cells = [
+        ax.text(
+            j,
+            i,
+            texts[i][j],
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            color=ink_on(rgba[i, j]),
+            fontweight=None if weights is None else weights[i][j],
+        )
+        for i in range(values.shape[0])
+        for j in range(values.shape[1])
+    ]
+    return Cells(ax, image, cells)
 
 
 def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
@@ -355,7 +350,7 @@ def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
 
 
 def _highlight_figure(selection: Selection, tokens):
-    """`highlight_heatmap`'s figure and its frame (for `HighlightFigure`)."""
+    """`highlight_heatmap`'s figure, its frame and its cells (for `HighlightFigure`)."""
     sel = expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
     values, mask = sel.matrix, sel.mask
     n, d = values.shape
@@ -367,17 +362,19 @@ def _highlight_figure(selection: Selection, tokens):
     cmap = matplotlib.colormaps["YlOrBr"]
     image = ax.imshow(shade, cmap=cmap, vmin=0, vmax=1.6, aspect="auto")
     inks = highlight_inks(mask, image.to_rgba(shade))
-    for i in range(n):
-        for j in range(d):
-            ax.text(
-                j,
-                i,
-                f"{values[i, j]:g}",
-                ha="center",
-                va="center",
-                color=inks[i * d + j],
-                fontsize=11,  # one weight: the bundled CJK font has no bold face; the frame marks the group
-            )
+    texts = [
+        ax.text(
+            j,
+            i,
+            f"{values[i, j]:g}",
+            ha="center",
+            va="center",
+            color=inks[i * d + j],
+            fontsize=11,  # one weight: the bundled CJK font has no bold face; the frame marks the group
+        )
+        for i in range(n)
+        for j in range(d)
+    ]
     rows, cols = np.nonzero(mask)
     frame = ax.add_patch(
         Rectangle(
@@ -393,7 +390,7 @@ def _highlight_figure(selection: Selection, tokens):
     ax.set_yticks(range(n), tokens)
     stats = f"$\\mu$ = {sel.mean:.4g}，$\\sigma$ = {sel.std:.4g}"
     ax.set_title(f"{AXIS_TITLES[sel.mode]}：参与统计的 {sel.size} 个数  {stats}", fontsize=10)
-    return fig, frame
+    return fig, frame, Cells(ax, image, texts)
 
 
 def _highlight_alt(sel: Selection, tokens) -> str:
@@ -414,10 +411,10 @@ class HighlightFigure:
     title per frame stays cheap."""
 
     def __init__(self, selection: Selection, tokens=TOKENS):
-        self.fig, self._frame = _highlight_figure(selection, tokens)
+        self.fig, self._frame, self._cells = _highlight_figure(selection, tokens)
         self._tokens = check_tokens(tokens, selection.matrix.shape[0])
-        self._ax = self.fig.axes[0]
-        self._texts = [t.get_text() for t in self._ax.texts]  # the numbers never change, only their inks
+        self._ax = self._cells.ax
+        self._texts = [t.get_text() for t in self._cells.texts]  # the numbers never change, only their inks
         self._ax.title.set_text(self._title_text(selection))
         self.moving = [*moving_artists(self._ax), self._ax.title]
 
@@ -431,7 +428,7 @@ class HighlightFigure:
         shade = np.where(sel.mask, 1.0, 0.15)
         d = shade.shape[1]
         texts = [self._texts[i * d : (i + 1) * d] for i in range(len(shade))]
-        set_cells(self._ax, shade, texts, colors=lambda rgba: highlight_inks(sel.mask, rgba))
+        set_cells(self._cells, shade, texts, colors=lambda rgba: highlight_inks(sel.mask, rgba))
         rows, cols = np.nonzero(sel.mask)
         self._frame.set_bounds(
             cols.min() - 0.5, rows.min() - 0.5, cols.max() - cols.min() + 1, rows.max() - rows.min() + 1
@@ -472,7 +469,7 @@ def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
     use_cjk_font()
     fig = new_figure((8.4, 2.9), _epsilon_alt(e, lo, hi))
     left, right = fig.subplots(1, 2)
-    _bars(
+    bars = _bars(
         left,
         e.steps.normalized,
         COLORS["normalized"],
@@ -504,7 +501,7 @@ def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
     right.set_ylim(-0.05, 1.1)
     right.set_xlabel(r"$\varepsilon$（对数刻度）", fontsize=9)
     right.set_title(r"$\hat{x}$ 的方差 $=\sigma^2/(\sigma^2+\varepsilon)$", fontsize=10)
-    return fig, {"curve": curve, "marker": marker, "guide": guide, "guide_label": guide_label}
+    return fig, {"bars": bars, "right": right, "curve": curve, "marker": marker, "guide": guide, "label": guide_label}
 
 
 def _epsilon_alt(e: EpsilonEffect, lo: float, hi: float) -> str:
@@ -524,20 +521,20 @@ class EpsilonFigure:
         self.fig, parts = _epsilon_figure(e, eps_range)
         self._eps_range = eps_range
         self._curve, self._marker = parts["curve"], parts["marker"]
-        self._guide, self._guide_label = parts["guide"], parts["guide_label"]
-        self._bars, right = self.fig.axes[:2]
+        self._guide, self._guide_label = parts["guide"], parts["label"]
+        self._bars, right = parts["bars"], parts["right"]
         bound = 1.25 * _xhat_bound(e.x.size)  # every row of this length fits
-        self._bars.set_ylim(-bound, bound)
-        self._title = split_title(self._bars, r"$\hat{x}$", f"ε = {e.eps:.0e}")
+        self._bars.ax.set_ylim(-bound, bound)
+        self._title = split_title(self._bars.ax, r"$\hat{x}$", f"ε = {e.eps:.0e}")
         self._row = e.x.tobytes()
-        self.moving = [*moving_artists(self._bars), self._title, *moving_artists(right)]
+        self.moving = [*moving_artists(self._bars.ax), self._title, *moving_artists(right)]
 
     def update(self, effect: EpsilonEffect) -> list:
         """Move the figure to `effect` (a row of the same length); returns the artists changed."""
         e = expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
         set_bars(self._bars, e.steps.normalized)
         self._title.set_text(f"ε = {e.eps:.0e}")
-        moved = [self._bars, self._title]
+        moved = [self._bars.ax, self._title]
         if self._marker is not None:
             self._marker.set_data([e.eps], [e.kept])
             moved.append(self._marker)
@@ -559,13 +556,19 @@ class EpsilonFigure:
 def scale_shift_bars(result: ScaleShift, *, ylim=None) -> Figure:
     """Left: a·x + b (it moves with the sliders; `ylim` fixes its axis); right: its x̂, which does not move
     (notebook 05). Takes `invariance.scale_shift(x, a, b, eps)`."""
-    r = expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+    return _scale_shift_figure(expect(result, ScaleShift, "result", SCALE_SHIFT), ylim)[0]
+
+
+SCALE_SHIFT = "lnlib.invariance.scale_shift(x, scale, shift, eps)"
+
+
+def _scale_shift_figure(r: ScaleShift, ylim) -> tuple[Figure, tuple[Bars, Bars]]:
+    """`scale_shift_bars`' figure and its two panels (for `ScaleShiftFigure`)."""
     use_cjk_font()
     fig = new_figure((7.2, 2.9), _scale_shift_alt(r))
     left, right = fig.subplots(1, 2)
-    _bars(left, r.moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {r.scale:.3g}，$b$ = {r.shift:.3g}）", ylim=ylim)
-    _bars(right, r.normalized, COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2))
-    return fig
+    moved = _bars(left, r.moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {r.scale:.3g}，$b$ = {r.shift:.3g}）", ylim=ylim)
+    return fig, (moved, _bars(right, r.normalized, COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2)))
 
 
 def _scale_shift_alt(r: ScaleShift) -> str:
@@ -581,10 +584,10 @@ class ScaleShiftFigure:
     and, for a new row, that axis."""
 
     def __init__(self, result: ScaleShift, *, scales: tuple[float, float], shifts: tuple[float, float]):
-        r = expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+        r = expect(result, ScaleShift, "result", SCALE_SHIFT)
         self._top, self._reach = float(max(scales)), float(max(abs(v) for v in shifts))
-        self.fig = scale_shift_bars(r, ylim=self.ylim(r.x))
-        self._moved, self._normalized = self.fig.axes
+        self.fig, (self._bars, self._xhat_bars) = _scale_shift_figure(r, self.ylim(r.x))
+        self._moved, self._normalized = self._bars.ax, self._xhat_bars.ax
         self._title = split_title(self._moved, r"$a\cdot x+b$", self._title_text(r))
         self._row = np.asarray(r.x, dtype=np.float64).tobytes()
         self.moving = [*moving_artists(self._moved), self._moved.yaxis, self._title, *moving_artists(self._normalized)]
@@ -600,7 +603,7 @@ class ScaleShiftFigure:
 
     def update(self, result: ScaleShift) -> list:
         """Move the figure to `result` (a row of the same length); returns the artists changed."""
-        r = expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+        r = expect(result, ScaleShift, "result", SCALE_SHIFT)
         moved = []
         row = np.asarray(r.x, dtype=np.float64).tobytes()
         if row != self._row:  # a new vector of the same length: a new fixed axis, same figure
@@ -608,15 +611,20 @@ class ScaleShiftFigure:
             self._moved.yaxis.stale = True  # new limits: new ticks (only this panel is drawn again)
             moved.append(self._moved.yaxis)
             self._row = row
-        set_bars(self._moved, r.moved)
+        set_bars(self._bars, r.moved)
         self._title.set_text(self._title_text(r))
-        set_bars(self._normalized, r.normalized)
+        set_bars(self._xhat_bars, r.normalized)
         set_alt_text(self.fig, _scale_shift_alt(r))
         return [*moved, self._moved, self._title, self._normalized]
 
 
 def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None) -> Figure:
     """A (tokens × d) matrix as a colored grid with its numbers: blue below 0, red above (notebook 06)."""
+    return _value_heatmap_figure(matrix, tokens, title, limit)[0]
+
+
+def _value_heatmap_figure(matrix, tokens, title: str, limit) -> tuple[Figure, Cells]:
+    """`value_heatmap`'s figure and its cells (for `ValueHeatmapFigure`)."""
     values = check_matrix(matrix)
     n, d = values.shape
     tokens = check_tokens(tokens, n)
@@ -626,7 +634,7 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
     ax = fig.subplots()
     shown, factor = _heatmap_shown(values, limit)
     image = ax.imshow(shown, cmap="RdBu_r", vmin=-limit / factor, vmax=limit / factor, aspect="auto")
-    _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 11)
+    cells = _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 11)
     ax.set_xticks(range(d), [dim_label(j + 1) for j in range(d)])
     ax.set_yticks(range(n), tokens)
     bar = fig.colorbar(image, ax=ax, shrink=0.8)
@@ -634,7 +642,7 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
         bar.set_label(_factor_label(factor), fontsize=8)
     if title:
         ax.set_title(title, fontsize=10)
-    return fig
+    return fig, cells
 
 
 def _heatmap_limit(values: np.ndarray, limit) -> float:
@@ -665,17 +673,17 @@ class ValueHeatmapFigure:
     cells and rewrites their numbers (only the cells that changed are redrawn)."""
 
     def __init__(self, matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None):
-        self.fig = value_heatmap(matrix, tokens, title=title, limit=limit)
+        self.fig, self._cells = _value_heatmap_figure(matrix, tokens, title, limit)
         values = check_matrix(matrix)
         self._tokens, self._limit = check_tokens(tokens, values.shape[0]), _heatmap_limit(values, limit)
-        self._ax = self.fig.axes[0]
+        self._ax = self._cells.ax
         self.moving = moving_artists(self._ax)
 
     def update(self, matrix) -> list:
         """Show `matrix` (same shape); returns the axes changed."""
         values = check_matrix(matrix)
         shown = _heatmap_shown(values, self._limit)[0]
-        set_cells(self._ax, shown, [[number(v) for v in row] for row in values], colors=inks_on)
+        set_cells(self._cells, shown, [[number(v) for v in row] for row in values], colors=inks_on)
         set_alt_text(self.fig, _heatmap_alt(values, self._tokens, self._limit))
         return [self._ax]
 
@@ -874,7 +882,7 @@ def depth_lines(
 
 
 def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
-    """`depth_lines`' figure and its series' lines, in the order of `series` (for `DepthFigure`)."""
+    """`depth_lines`' figure, its axes and its series' lines, in the order of `series` (for `DepthFigure`)."""
     if not isinstance(series, dict) or not series:
         raise ValueError(f"series: expected a non-empty dict of residual form → values, got {series!r:.60}")
     data = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in series.items()}
@@ -905,7 +913,7 @@ def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
     ax.legend(fontsize=9)
     if title:
         ax.set_title(title, fontsize=10)
-    return fig, lines
+    return fig, ax, lines
 
 
 def _depth_alt(data: dict, guides: dict, positions, xlabel: str, ylabel: str, title: str, logy: bool) -> str:
@@ -921,9 +929,8 @@ class DepthFigure:
     `max_depth` (the lines grow to the right); `update(series)` moves the lines and the y axis."""
 
     def __init__(self, series: dict, *, max_depth: int, xlabel: str, ylabel: str):
-        self.fig, self._lines = _depth_figure(series, xlabel, ylabel, "", 1, None, False, None)
+        self.fig, self._ax, self._lines = _depth_figure(series, xlabel, ylabel, "", 1, None, False, None)
         self._labels = (xlabel, ylabel)
-        self._ax = self.fig.axes[0]
         self._ax.set_xlim(0.5, max_depth + 0.5)
         # only the y axis, the lines and the legend change from frame to frame; the rest stays in the background
         self.moving = [*self._lines, self._ax.yaxis, self._ax.get_legend()]
@@ -954,7 +961,7 @@ def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
 
 
 def _attention_figure(weights, tokens, entropy, title):
-    """`attention_panel`'s figure, its entropy bars and their labels (for `AttentionFigure`)."""
+    """`attention_panel`'s figure, its weight cells and its entropy bars (for `AttentionFigure`)."""
     w = check_matrix(weights, "weights")
     n, m = w.shape
     if n != m:
@@ -967,7 +974,7 @@ def _attention_figure(weights, tokens, entropy, title):
     fig = new_figure((8, 0.7 * n + 1.6), _attention_alt(w, tokens, h, title))
     left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
     image = left.imshow(w, cmap="Oranges", vmin=0, vmax=1, aspect="auto")
-    _cell_text(left, image, w, [[f"{v:.3f}" for v in row] for row in w], 10)
+    cells = _cell_text(left, image, w, [[f"{v:.3f}" for v in row] for row in w], 10)
     left.set_xticks(range(m), tokens)
     left.set_yticks(range(n), tokens)
     left.set_xlabel("被关注的 token（key）")
@@ -983,7 +990,7 @@ def _attention_figure(weights, tokens, entropy, title):
     right.set_title("每行的熵：越小越「尖」", fontsize=10)
     if title:
         fig.suptitle(title, fontsize=11)
-    return fig, list(bars), texts
+    return fig, cells, Bars(right, list(bars), texts)
 
 
 def _attention_alt(w: np.ndarray, tokens, h: np.ndarray, title: str) -> str:
@@ -1000,15 +1007,16 @@ class AttentionFigure:
     the entropy bars."""
 
     def __init__(self, weights, tokens, *, entropy):
-        self.fig, self._bars, self._labels = _attention_figure(weights, tokens, entropy, "")
+        self.fig, self._cells, entropy_bars = _attention_figure(weights, tokens, entropy, "")
+        self._bars, self._labels = entropy_bars.bars, entropy_bars.labels
         self._tokens = check_tokens(tokens, len(self._bars))
-        self._weights, right = self.fig.axes[:2]
+        self._weights, right = self._cells.ax, entropy_bars.ax
         self.moving = [*moving_artists(self._weights), *moving_artists(right)]
 
     def update(self, weights, entropy) -> list:
         """Show `weights` (same shape) and their `entropy`; returns the artists changed."""
         w = check_matrix(weights, "weights")
-        set_cells(self._weights, w, [[f"{v:.3f}" for v in row] for row in w], colors=inks_on)
+        set_cells(self._cells, w, [[f"{v:.3f}" for v in row] for row in w], colors=inks_on)
         h = np.asarray(entropy, dtype=np.float64).reshape(-1)
         for bar, label, (i, v) in zip(self._bars, self._labels, enumerate(h), strict=True):
             bar.set_width(v)
