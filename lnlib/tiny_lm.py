@@ -32,7 +32,6 @@ WEIGHTS_FILE = "tiny_lm_weights.npz"
 DIGEST = "67a61f730feece217278af559022e0a041afdfb6d4ac1a9c040f9e272654cee1"
 DIGEST_KERNEL = "SkylakeX"  # the OpenBLAS kernel they were trained on; another kernel trains another model
 LM_EPS = 1e-5
-ABLATION_MODES = ("ln", "none", "rms", "frozen")
 
 
 @dataclass(frozen=True)
