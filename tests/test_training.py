@@ -17,7 +17,10 @@ from lnlib import training as T
 from lnlib.code_exercises import judge_function
 from lnlib.training_map import outcome_of
 
-pytestmark = pytest.mark.trained  # trained numbers: make test runs them on a second BLAS kernel
+pytestmark = [
+    pytest.mark.trained,  # trained numbers: make test runs them on a second BLAS kernel
+    pytest.mark.usefixtures("compiled_loops_ready"),  # it compares the compiled loops with numpy
+]
 
 
 def central_differences(f, params: dict[str, np.ndarray], h: float = 1e-6) -> dict[str, np.ndarray]:
