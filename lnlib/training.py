@@ -39,9 +39,11 @@ import numpy as np
 
 from . import _budget
 from . import transformer as tf
+from ._lean import LN_EPS
+from ._lean import xent as _xent
 from ._stats import BN_MOMENTUM, running_update
-from ._train_kernels import LN_EPS, lean_standardize, lean_standardize_backward
 from ._train_kernels import RMS_EPS as RMS_EPS  # the names below are re-exported: lnlib.training.Adam …
+from ._train_kernels import lean_standardize, lean_standardize_backward
 from ._train_kernels import rms_backward as rms_backward
 from ._train_kernels import rms_scale as rms_scale
 from .optim import ADAM_EPS as ADAM_EPS
@@ -64,20 +66,6 @@ def global_norms(grad: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- layers: forward and hand-written backward
-
-
-def _xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Softmax cross-entropy over the last axis, rows along the second-to-last; leading axes (runs) kept apart.
-    Returns (mean loss per leading index, dL/dlogits)."""
-    n = logits.shape[-2]
-    shifted = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
-    log_p = shifted - np.log(np.add.reduce(np.exp(shifted), axis=-1, keepdims=True))
-    rows = np.arange(n)
-    losses = -np.add.reduce(log_p[..., rows, labels], axis=-1) / n
-    d = np.exp(log_p)
-    d[..., rows, labels] -= 1.0
-    d /= n
-    return losses, d
 
 
 def _t(a: np.ndarray) -> np.ndarray:
