@@ -1,8 +1,6 @@
-"""The lean float64 numerics the course's three hand-written Transformers share (`transformer`, notebooks 09–11;
-`training`, notebook 15; `tiny_lm`, notebook 16): LayerNorm's ε, softmax cross-entropy with its gradient, and a
-weight gradient summed one sequence at a time. numpy's operations in numpy's order, so every caller gets the bits
-its own copy gave; `_stats` stays the exact reference the course teaches with.
-"""
+"""The lean float64 numerics the three hand-written Transformers share (transformer, training, tiny_lm): LayerNorm's
+ε, softmax cross-entropy with its gradient, a weight gradient summed per sequence. numpy's operations in numpy's
+order, so each caller keeps its bits; `_stats` stays the exact reference the course teaches with."""
 
 from __future__ import annotations
 
