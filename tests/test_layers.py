@@ -205,3 +205,35 @@ def test_the_lean_cross_entropy_is_numpy_s_own_order():
     assert np.array_equal(grad, (want_grad / 15).reshape(logits.shape))
     a, b = rng.normal(size=(4, 6, 3)), rng.normal(size=(4, 6, 5))
     assert np.array_equal(_lean.outer_sum(a, b), np.matmul(a.transpose(0, 2, 1), b).sum(axis=0))
+
+
+def reachable(start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in EDGES[todo.pop()] - seen:
+            seen.add(nxt)
+            todo.append(nxt)
+    return seen
+
+
+def test_judging_an_answer_imports_no_model():
+    """Issue 42.5: the code exercises' engine and catalogue pulled in tiny_lm and training to judge an answer (the
+    grader, tools/judge.py, imports them); the engine needs numpy and the number formats only."""
+    assert not {"training", "tiny_lm", "transformer", "optim"} & reachable("code_grading")
+    assert not {"training", "tiny_lm"} & reachable("code_exercises")
+
+
+def test_the_facades_hand_on_only_what_notebooks_and_tests_use():
+    """Issue 42.5: lnlib.widgets re-exported 37 names, private helpers among them; every name it has now is used
+    as `widgets.X` in a notebook or a test, and every explorer lives in lnlib/explorers/."""
+    from lnlib import widgets
+
+    used = "\n".join(
+        p.read_text(encoding="utf-8") for p in [*ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("tests/**/*.py")]
+    )
+    unused = [n for n in widgets.__all__ if not re.search(rf"widgets\.{n}\b|import[^\n]*\b{n}\b", used)]
+    assert unused == []
+    assert [
+        m for m in EDGES if "explorer" in m.lower() and "." not in m and m not in ("explorers", "lm_explorer")
+    ] == []
+    assert EDGES["lm_explorer"] == {"explorers.lm"}
