@@ -36,6 +36,7 @@ from lnlib import (
     attention_scaling,
     attention_scaling_plot,
     axes_diagrams,
+    figure_kit,
     geometry_plots,
     groups,
     invariance,
@@ -127,11 +128,6 @@ FIGURES = {
     "training_plots.loss_curves_grad": lambda: training_plots.loss_curves(XIONG, grad_norms=True),
     "training_plots.layer_scales": lambda: training_plots.layer_scales(BEFORE, AFTER),
     "training_plots.activation_histograms": lambda: training_plots.activation_histograms(BEFORE, AFTER),
-    "training_plots.sweep_plot": lambda: training_plots.sweep_plot(
-        {"none": [0.9, np.nan, np.nan], "layer": [0.6, 0.1, np.nan], "batch": [0.6, 0.2, 0.3], "rms": [0.6, 0.1, 0.5]},
-        (1e-3, 1e-2, 1e-1),
-        first_loss=np.log(3),
-    ),
     "training_plots.batch_size_plot": lambda: training_plots.batch_size_plot(
         {
             "layer": [0.95, 0.95, 0.95],
@@ -213,7 +209,7 @@ def test_ipython_display_carries_the_alt_text_in_png_metadata():
     from IPython.core.formatters import DisplayFormatter
 
     formatter = DisplayFormatter()
-    formatter.formatters["image/png"].for_type(Figure, plots._png_with_alt)
+    formatter.formatters["image/png"].for_type(Figure, figure_kit._png_with_alt)
     fig = FIGURES["stage_bars"]()
     data, metadata = formatter.format(fig)
     assert data["image/png"][:4] == b"\x89PNG"
