@@ -270,7 +270,9 @@ def drawable_strings() -> list[str]:
         except SyntaxError:
             continue
         out += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    return out
+    from tools.make_font_subset import catalogue_strings  # the words of lnlib/locale a figure can draw
+
+    return out + catalogue_strings()
 
 
 def is_cjk(ch: str) -> bool:

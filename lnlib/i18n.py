@@ -1,0 +1,124 @@
+"""Every word lnlib says, looked up by a stable key in the catalogue of the chosen language.
+
+The catalogues are gettext PO files, one per domain and language: `lnlib/locale/<lang>/LC_MESSAGES/<domain>.po`
+(the source a translator edits), compiled to the `.mo` next to it that this module reads with the standard
+library's `gettext` (`python -m tools.messages` compiles them; a test checks they are current). A key is
+"<domain>.<name>" ("feedback.sign_flipped"): its domain is its first part, so each domain's catalogue is read only
+when one of its words is first needed. A message's placeholders are named, `{atol}`, filled by `str.format`;
+numbers are written by the caller (`grading.show_number`, `labels.number`) before they are handed in. A message
+with plural forms is asked for with `count=` and gettext picks the form of the language.
+
+The language: `set_language("en")`, else the environment variable `LNLIB_LANG` ("zh", "en", also "en_US.UTF-8"),
+else "zh". `lazy(key, **fields)` is a message looked up when it is shown, for words built before the language is
+chosen (an exercise's mistakes are defined at import).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+LANGUAGES = ("zh", "en")
+"""The languages every message exists in (a test checks both catalogues hold the same keys)."""
+
+DEFAULT_LANGUAGE = "zh"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+_chosen: str | None = None  # set_language's choice; None: LNLIB_LANG or the default
+_catalogues: dict[tuple[str, str], object] = {}
+
+
+def _code(value: str, source: str) -> str:
+    code = value.strip().replace("-", "_").split(".")[0].split("_")[0].lower()
+    if code not in LANGUAGES:
+        raise ValueError(f"{source}: expected one of {', '.join(LANGUAGES)}, got {value!r}")
+    return code
+
+
+def set_language(code: str) -> None:
+    """Choose the language of every message from now on, for the whole kernel ("zh" or "en")."""
+    global _chosen
+    if not isinstance(code, str):
+        raise TypeError(f"code: expected a language code such as 'zh' or 'en', got {type(code).__name__}")
+    _chosen = _code(code, "code")
+
+
+def language() -> str:
+    """The language messages are shown in now."""
+    if _chosen is not None:
+        return _chosen
+    value = os.environ.get("LNLIB_LANG", "")
+    return _code(value, "LNLIB_LANG") if value.strip() else DEFAULT_LANGUAGE
+
+
+class _Missing:
+    """The fallback of every catalogue: a key the catalogue lacks is an error, never shown as the key itself."""
+
+    def __init__(self, lang: str, domain: str):
+        self.where = f"{lang}/LC_MESSAGES/{domain}.po"
+
+    def gettext(self, key: str) -> str:
+        raise KeyError(f"message {key!r} is not in {self.where}")
+
+    def ngettext(self, key: str, _plural: str, _n: int) -> str:
+        return self.gettext(key)
+
+
+def catalogue(lang: str, domain: str):
+    """The compiled catalogue of one domain in one language (a `gettext.GNUTranslations`), read once."""
+    found = _catalogues.get((lang, domain))
+    if found is None:
+        import gettext
+
+        path = LOCALE_DIR / lang / "LC_MESSAGES" / f"{domain}.mo"
+        if not path.is_file():
+            raise KeyError(f"no catalogue {domain!r} for language {lang!r} ({path.name} missing)")
+        with path.open("rb") as f:
+            found = gettext.GNUTranslations(f)
+        found.add_fallback(_Missing(lang, domain))
+        _catalogues[(lang, domain)] = found
+    return found
+
+
+def message(key: str, /, *, count: int | None = None, **fields) -> str:
+    """The message `key` in the current language, its `{placeholders}` filled from `fields`.
+
+    count: for a message with plural forms, the number that picks the form (also available as `{count}`).
+    """
+    domain = key.partition(".")[0]
+    table = catalogue(language(), domain)
+    if count is None:
+        template = table.gettext(key)
+    else:
+        template = table.ngettext(key, key, count)
+        fields = {"count": count, **fields}
+    return template.format(**fields) if fields else template
+
+
+class Msg:
+    """A message looked up when it is shown (`str(m)`, an f-string), in the language chosen by then."""
+
+    __slots__ = ("key", "fields", "count")
+
+    def __init__(self, key: str, fields: tuple[tuple[str, object], ...] = (), count: int | None = None):
+        self.key, self.fields, self.count = key, fields, count
+
+    def __str__(self) -> str:
+        return message(self.key, count=self.count, **dict(self.fields))
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        return f"lazy({self.key!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Msg) and (self.key, self.fields, self.count) == (other.key, other.fields, other.count)
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.fields, self.count))
+
+
+def lazy(key: str, /, *, count: int | None = None, **fields) -> Msg:
+    """The message `key` with its fields, to be looked up when it is shown (fields may be `Msg`s too)."""
+    return Msg(key, tuple(fields.items()), count)
