@@ -220,7 +220,6 @@ PENDING = {
     "code_exercises": "issue 43, after issue 42 splits the engine from the catalogue",
     "answers": "issue 43",
     "hints": "issue 43",
-    "text_input": "issue 43",
     "labels": "issue 43",
     "invariance": "issue 43",
     "tiny_lm": "issue 43, after issue 42's lean numerics module",
