@@ -39,7 +39,7 @@ import re
 import sys
 import types
 
-from . import _record, code_exercises, exercises
+from . import _record, code_exercises, code_grading, exercises
 from .text_input import parse_numbers
 
 __all__ = [
@@ -179,7 +179,7 @@ def _top_level_text(err: BaseException) -> str:
         return "代码调用了 exit()（SystemExit）：这里只需要用 def 定义函数，不要退出。"
     if isinstance(err, KeyboardInterrupt):
         return "代码自己抛出了 KeyboardInterrupt。"
-    return f"{code_exercises._type_name(err)}: {code_exercises._exception_text(err)}"
+    return f"{code_grading._type_name(err)}: {code_grading._exception_text(err)}"
 
 
 def _functions(ns: dict, filename: str) -> list[types.FunctionType]:
@@ -215,7 +215,7 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
     ns.setdefault("__builtins__", __builtins__)
     # the learner's own code, in their own kernel: anything it raises (SystemExit, a KeyboardInterrupt it raises
     # itself, an exception whose __str__ fails) is reported; only the user's own interrupt stops the cell
-    outcome = code_exercises._call(exec, (code, ns), limit=None)
+    outcome = code_grading._call(exec, (code, ns), limit=None)
     if outcome.error is not None:
         err = outcome.error
         lineno = next((f.tb_lineno for f in _frames(err) if f.tb_frame.f_code.co_filename == filename), None)

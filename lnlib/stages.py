@@ -115,3 +115,11 @@ def layer_norm_steps(x, gamma=None, beta=None, eps: float = 1e-5) -> LayerNormSt
         beta=np.array(b, copy=True),
         output=output,
     )
+
+
+def variance_shares(rows: np.ndarray) -> np.ndarray:
+    """Each dimension's share of Σ(x − μ)² over all rows (…, d), each row centred on its own μ (sums to 1; nb 16)."""
+    flat = np.asarray(rows, dtype=np.float64).reshape(-1, np.shape(rows)[-1])
+    centred = flat - flat.mean(axis=-1, keepdims=True)
+    total = (centred * centred).sum(axis=0)
+    return total / total.sum()

@@ -23,6 +23,7 @@ from importlib import resources
 import numpy as np
 
 from . import tiny_corpus
+from .stages import variance_shares as variance_shares  # notebook 16 calls it here
 from .training import adam_step, warmup_lr
 from .transformer import softmax
 
@@ -421,11 +422,3 @@ def train(
         for k in params:
             params[k], m[k], v[k] = adam_step(params[k], grads[k], m[k], v[k], step + 1, rate)
     return params, np.array(losses)
-
-
-def variance_shares(rows: np.ndarray) -> np.ndarray:
-    """Each dimension's share of Σ(x − μ)² over all rows (…, d), each row centred on its own μ (sums to 1)."""
-    flat = np.asarray(rows, dtype=np.float64).reshape(-1, np.shape(rows)[-1])
-    centred = flat - flat.mean(axis=-1, keepdims=True)
-    total = (centred * centred).sum(axis=0)
-    return total / total.sum()

@@ -7,8 +7,6 @@ widget and keeps the last valid state; constructor arguments outside a control's
 the argument (a slider would silently clamp them).
 """
 
-from ._checks import as_real_array, check_eps
-from .data import TOKEN_MATRIX, TOKENS
 from .explorers import (
     EXPLORER_CLASS,
     NOTICE_CLASS,
@@ -28,12 +26,7 @@ from .explorers import (
     error_html,
     offline_notice,
 )
-from .labels import number
-from .live import Coalescer, LiveFigure, from_browser, moving_artists, set_bars, set_cells, split_title
-from .norms import layer_norm
-from .stages import layer_norm_steps
 from .text_input import MAX_VALUES, parse_vector
-from .transformer import attention_at_scale, entropy, ffn_gradient_norms
 
 __all__ = [
     "EXPLORER_CLASS",
@@ -41,35 +34,18 @@ __all__ = [
     "NOTICE_CLASS",
     "OFFLINE_CSS",
     "OFFLINE_MESSAGE",
-    "TOKENS",
-    "TOKEN_MATRIX",
     "AxisExplorer",
     "BatchExplorer",
-    "Coalescer",
     "DepthExplorer",
     "EpsilonExplorer",
     "Explorer",
     "GammaBetaExplorer",
-    "LiveFigure",
     "ScaleShiftExplorer",
     "SoftmaxExplorer",
     "TypedVectorExplorer",
     "VarianceExplorer",
     "VectorExplorer",
-    "as_real_array",
-    "attention_at_scale",
-    "check_eps",
-    "entropy",
     "error_html",
-    "ffn_gradient_norms",
-    "from_browser",
-    "layer_norm",
-    "layer_norm_steps",
-    "moving_artists",
-    "number",
     "offline_notice",
     "parse_vector",
-    "set_bars",
-    "set_cells",
-    "split_title",
 ]

@@ -28,7 +28,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lnlib
-from lnlib import _record, code_exercises
+from lnlib import _record, code_grading
 from lnlib.code_exercises import CODE_EXERCISES, judge_function
 from lnlib.exercises import EXERCISES, judge
 from lnlib.grading import ROUNDED_EARLY, SYNONYMS, show_array, show_number
@@ -469,7 +469,7 @@ def test_a_tensor_that_requires_grad_is_read():
 
 
 def test_a_function_that_never_ends_is_stopped(monkeypatch):
-    monkeypatch.setattr(code_exercises, "TIME_LIMIT", 0.3)
+    monkeypatch.setattr(code_grading, "TIME_LIMIT", 0.3)
 
     def forever(z):
         while True:
@@ -483,7 +483,7 @@ def test_a_function_that_never_ends_is_stopped(monkeypatch):
 
 
 def test_off_the_main_thread_the_limit_still_holds(monkeypatch):
-    monkeypatch.setattr(code_exercises, "TIME_LIMIT", 0.2)
+    monkeypatch.setattr(code_grading, "TIME_LIMIT", 0.2)
     stop = threading.Event()
     box = {}
 

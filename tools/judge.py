@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lnlib import code_exercises
+from lnlib import code_grading
 from lnlib.answers import read_choice, syntax_text
 from lnlib.code_exercises import judge_function
 from lnlib.grading import NEXT_TRY, grade
@@ -95,7 +95,7 @@ class Replay:
         self.i += 1
         if record is None:
             if self.timed_out:
-                raise code_exercises._TimeUp
+                raise code_grading._TimeUp
             raise type("运行中断", (Exception,), {})(
                 "没有返回结果：程序退出或崩溃了（比如调用了 os._exit，或者内存用完了）"
             )
@@ -117,7 +117,7 @@ class Replay:
         if kind == "ragged":
             return [[0.0, 0.0], [0.0]]
         if kind == "timeout":
-            raise code_exercises._TimeUp
+            raise code_grading._TimeUp
         if kind == "error":
             return self._raise(record)
         name = record.get("name") if isinstance(record.get("name"), str) else "object"

@@ -53,7 +53,9 @@ def _literals(tree: ast.AST) -> list[str]:
 
 # lnlib modules whose text is only printed (the exercise feedback in a cell's output, shown in the browser's own
 # font), never drawn in a figure: their characters need not be in the bundled font.
-PRINTED_ONLY = frozenset({"exercises.py", "grading.py", "code_exercises.py", "hints.py", "_record.py"})
+PRINTED_ONLY = frozenset(
+    {"exercises.py", "grading.py", "code_exercises.py", "code_grading.py", "hints.py", "_record.py"}
+)
 
 
 def lnlib_strings(root: Path = ROOT) -> list[str]:
