@@ -211,12 +211,13 @@ COMPUTE = (
 DATA = {
     "data": {"TOKENS"},  # the worked example's tokens 我 / 吃 / 苹果
     "tiny_corpus": {"END", "PEOPLE", "TIMES", "ADVERBS", "PEOPLE_ACTS", "ANIMAL_ACTS"},  # notebook 16's grammar
+    "exercises": {"_UNCHANGED", "_CHANGED"},  # codes of a choice answer
     "grading": {"_LETTERS", "_PRE", "_POST", "_LAYER_NAMES", "_BATCH_NAMES", "_RMS_NAMES", "SYNONYMS"},
 }
-"""Chinese that is data, not words: the tokens, the tiny corpus's grammar, the accepted spellings of an answer."""
+"""Chinese that is data, not words: the tokens, the tiny corpus's grammar, the codes and accepted spellings of a
+choice answer (and every exercise's `synonyms=`)."""
 
 PENDING = {
-    "exercises": "issue 43: the exercises' hints and mistakes",
     "code_exercises": "issue 43: each code exercise's nudge, hint and misconceptions",
     "code_grading": "issue 43: the verdicts of the code exercise engine",
     "answers": "issue 43",
@@ -243,8 +244,11 @@ def chinese_literals(module: str) -> list[tuple[int, str]]:
                 skip.add(id(body[0].value))  # a docstring
         if isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id in DATA.get(module, ()) for t in targets):
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            if names & DATA.get(module, set()):
                 skip.update(id(n) for n in ast.walk(node))
+        if isinstance(node, ast.keyword) and node.arg == "synonyms":  # an exercise's accepted spellings
+            skip.update(id(n) for n in ast.walk(node))
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             skip.add(id(node.value))  # an attribute docstring
     return [

@@ -57,7 +57,7 @@ def new_catalogue(lang: str, domain: str) -> Catalog:
         language_team=lang,
         fuzzy=False,
         msgid_bugs_address="-",
-        header_comment=f"# lnlib's messages, domain {domain}, language {lang}: msgid is a stable key, msgstr the text.\n"
+        header_comment=f"# lnlib's messages, domain {domain}, language {lang}: msgid is a key, msgstr the text.\n"
         "# Edit msgstr here, then run python -m tools.messages (docs/authoring.md, 'Words').",
     )
 
@@ -66,12 +66,10 @@ def canonical(catalogue: Catalog, lang: str, domain: str, source: Catalog | None
     """The catalogue with fixed headers, sorted by key, and (for a translation) each key's Chinese as a comment."""
     out = new_catalogue(lang, domain)
     for msg in sorted((m for m in catalogue if m.id), key=lambda m: m.id if isinstance(m.id, str) else m.id[0]):
-        comments = list(msg.auto_comments)
-        comments = [c for c in comments if not c.startswith("zh: ")]
+        comments = []  # extracted comments are this tool's own: the Chinese of each key, made again every time
         if source is not None and msg.id in source:
             zh = source[msg.id].string
-            zh = zh if isinstance(zh, str) else zh[0]
-            comments = [f"zh: {zh}", *comments]
+            comments = [f"zh: {zh if isinstance(zh, str) else zh[0]}"]
         out.add(msg.id, msg.string, auto_comments=comments, user_comments=msg.user_comments, flags=msg.flags)
     return out
 
