@@ -105,7 +105,7 @@ def _compile_in_child() -> bool:
     import sys
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder that holds this lnlib
-    try:
+    try:  # the child's import runs lnlib's __init__, which imports training: every loop is registered there
         done = subprocess.run(
             [sys.executable, "-c", "import sys\nfrom lnlib import _fast\nsys.exit(_fast._build_all())"],
             cwd=root,
@@ -119,8 +119,6 @@ def _compile_in_child() -> bool:
 
 def _build_all() -> int:
     """The child's work: build every loop lnlib registers; exit status 0 when all are in numba's disk cache."""
-    from . import training  # noqa: F401  (registers its loops)
-
     for build in list(_builders.values()):
         build()
     return 0 if _cached else 3

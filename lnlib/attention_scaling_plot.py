@@ -5,8 +5,8 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from .attention_scaling import ScalingStudy
+from .figure_kit import GUIDE, OKABE_ITO, new_figure, use_cjk_font
 from .labels import vector_text
-from .plots import GUIDE, OKABE_ITO, _new_figure, use_cjk_font
 
 RAW, SCALED = OKABE_ITO["vermillion"], OKABE_ITO["blue"]  # ≥ 20 CIEDE2000 apart with deuteranopia and protanopia
 
@@ -31,7 +31,7 @@ def scaling_figure(study: ScalingStudy) -> Figure:
         f"不除以 √d 时 {_sig(study.entropy_raw)}，除以 √d 时 {_sig(study.entropy_scaled)}；"
         f"点线是均匀分布的熵 ln {study.n_keys} = {study.uniform_entropy:.3g}。"
     )
-    fig = _new_figure((10, 3.8), alt)
+    fig = new_figure((10, 3.8), alt)
     left, right = fig.subplots(1, 2)
     left.plot(d, d, color=GUIDE, linestyle=":", label="方差 = d", gid="guide")
     left.plot(d, study.var_raw, "o-", color=RAW, label=r"$q\cdot k$")

@@ -7,7 +7,7 @@ from matplotlib.collections import PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .plots import GUIDE, HIGHLIGHT, INK, PALE, _new_figure, use_cjk_font
+from .figure_kit import GUIDE, HIGHLIGHT, INK, PALE, new_figure, use_cjk_font
 
 CHOSEN, OTHER, FRAME = HIGHLIGHT, PALE, GUIDE  # Okabe–Ito orange for the numbers that share one μ, σ
 _COUNTS = {  # how many squares of one panel are orange, for the alt text
@@ -51,7 +51,7 @@ def norm_axes_figure(batch: int = 3, channels: int = 6, positions: int = 4, grou
         f"六幅示意图，每幅画 {batch} 个样本，每个样本一块 {channels} 行（通道）× {positions} 列（位置）的小方格，"
         f"每个小方格是一个数，橙色方格共用一组 μ、σ（只画出第 1 组）。" + "；".join(described) + "。"
     )
-    fig = _new_figure((12, 5.8), alt)
+    fig = new_figure((12, 5.8), alt)
     fig.get_layout_engine().set(wspace=0.12, hspace=0.08)
     gap = 1.0
     width = batch * positions + (batch - 1) * gap

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from .figure_kit import COLORS, GUIDE, INK, new_figure
 from .labels import vector_text
-from .plots import COLORS, GUIDE, INK, _new_figure
 from .stages import normalize
 
 __all__ = ["circle_of_xhat", "sphere_view"]
@@ -48,7 +48,7 @@ def sphere_view(inputs=None, *, seed: int = 0) -> Figure:
         " x̂₁ + x̂₂ + x̂₃ = 0（浅蓝色圆盘）和半径 √3 的球面的交线。各输入及其 x̂："
         f"{pairs}。"
     )
-    fig = _new_figure((7.2, 6.0), alt)
+    fig = new_figure((7.2, 6.0), alt)
     ax = fig.add_subplot(projection="3d")
     # the plane x₁ + x₂ + x₃ = 0, as a translucent disk of radius 2.4
     r, t = np.meshgrid(np.linspace(0, 2.4, 8), np.linspace(0, 2 * np.pi, 48))

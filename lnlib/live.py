@@ -342,10 +342,10 @@ def moving_artists(ax: Axes) -> list[Artist]:
     return [*ax.images, *ax.patches, *ax.lines, *ax.texts, *ax.spines.values()]
 
 
-def set_bars(ax: Axes, values) -> None:
-    """New heights for the bars of a panel drawn by `plots._bars`, with their value labels."""
+def set_bars(panel, values) -> None:
+    """New heights for the bars of a panel (`figure_kit.Bars`), with their value labels."""
     values = np.asarray(values, dtype=np.float64).reshape(-1)
-    bars, labels = ax.patches, ax.texts
+    bars, labels = panel.bars, panel.labels
     if len(bars) != values.size or len(labels) != values.size:
         raise ValueError(f"values: the panel has {len(bars)} bars, got {values.size} values")
     for bar, label, v in zip(bars, labels, values, strict=True):
@@ -358,16 +358,16 @@ def set_bars(ax: Axes, values) -> None:
         label.xyann = (0, 2 if v >= 0 else -2)
 
 
-def set_cells(ax: Axes, values, texts, colors: Callable[[np.ndarray], list] | None = None) -> None:
-    """New values for a grid of numbers (an image with one text per cell, row by row): colours, texts, inks.
+def set_cells(grid, values, texts, colors: Callable[[np.ndarray], list] | None = None) -> None:
+    """New values for a grid of numbers (`figure_kit.Cells`: an image, one text per cell): colours, texts, inks.
 
     `colors(rgba)` returns one text colour per cell (row-major) for the new cell colours `rgba` (n, d, 4).
     """
-    image = ax.images[0]
+    image = grid.image
     values = np.asarray(values, dtype=np.float64)
     if not np.array_equal(np.ma.filled(np.ma.asarray(image.get_array(), dtype=np.float64), np.nan), values, True):
         image.set_array(values)
-    cells = ax.texts[: values.size]
+    cells = grid.texts
     inks = colors(image.to_rgba(values)) if colors is not None else [None] * values.size
     for cell, text, ink in zip(cells, [t for row in texts for t in row], inks, strict=True):
         if cell.get_text() != text:  # only what changed is marked stale (and redrawn)

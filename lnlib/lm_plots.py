@@ -13,8 +13,8 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 
+from .figure_kit import GUIDE, MUTED_INK, OKABE_ITO, new_figure, outlined, use_cjk_font
 from .labels import dim_label
-from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, outlined, use_cjk_font
 from .tables import Grid, Table
 from .tiny_lm import Forward, Score, norm_label
 
@@ -93,7 +93,7 @@ def sigma_by_depth(fwd: Forward, text: str, names, *, toy_sigma: float = 5**0.5,
     """σ of each character's row at every LayerNorm (log axis), with the toy matrix's σ as a dashed line."""
     use_cjk_font()
     sigma = np.stack([fwd.sigma[n][0, :, 0] for n in names], axis=1)  # (T, names)
-    fig = _new_figure((7.2, 3.8), _sigma_alt(text, names, sigma))
+    fig = new_figure((7.2, 3.8), _sigma_alt(text, names, sigma))
     ax = fig.add_subplot()
     x = np.arange(len(names))
     for i, ch in enumerate(text):
@@ -122,7 +122,7 @@ def share_bars(shares: np.ndarray, name: str, *, title: str = "") -> Figure:
         f"柱状图：进入「{norm_label(name)}」的所有行里，{d} 个维度各占 (x − μ)² 总和的比例。"
         f"最大的三个是 {top}，合计 {shares[order[:3]].sum():.0%}；每维平均分是 {1 / d:.1%}（虚线）。"
     )
-    fig = _new_figure((7.2, 3.2), alt)
+    fig = new_figure((7.2, 3.2), alt)
     ax = fig.add_subplot()
     colors = [OKABE_ITO["vermillion"] if j in order[:3] else OKABE_ITO["blue"] for j in range(d)]
     ax.bar(np.arange(1, d + 1), shares * 100, color=colors, hatch=None)
@@ -150,7 +150,7 @@ def eps_curve(eps, losses, sigma2_band, *, default_eps: float = 1e-5, title: str
         f"ε = {eps[0]:g} 时损失 {sig(losses[0])}，ε = {eps[-1]:g} 时 {sig(losses[-1])}。"
         f"阴影是真实的行的 σ² 所在的范围（{sig(low)} 到 {sig(high)}）：ε 进入这个范围后，损失才明显上升。"
     )
-    fig = _new_figure((7.2, 3.4), alt)
+    fig = new_figure((7.2, 3.4), alt)
     ax = fig.add_subplot()
     ax.axvspan(low, high, color=OKABE_ITO["sky_blue"], alpha=0.35, linewidth=0)
     ax.annotate("真实的行的 σ²\n（5% ~ 95% 分位）", (np.sqrt(low * high), losses.max()), ha="center", va="top")

@@ -1,97 +1,55 @@
-"""matplotlib figures with Chinese labels. Every function returns a `Figure` (not registered with pyplot,
-so explorers can redraw thousands of times without leaking figures); a notebook shows it as the cell's value.
+"""The figures of notebooks 02–13, drawn on `lnlib.figure_kit` (palette, font, canvas, alt text). Each function
+takes numbers or a result of a topic module (`stages`, `groups`, `pitfalls`, `invariance`, `numerics`,
+`transformer`) and returns a `Figure` not registered with pyplot, with its Chinese `alt_text` (in Jupyter the PNG's
+`{"image/png": {"alt": …}}` metadata, which the course site and its JupyterLab extension turn into `<img alt>`).
 
-Renderers only: each function takes numbers or a result computed by a topic module (`stages`, `groups`,
-`pitfalls`, `invariance`, `numerics`, `transformer`) and draws it; the words come from `lnlib.labels`.
-Every figure carries `fig.alt_text`, a Chinese description built from its data (a handle's `update` rewrites it);
-in Jupyter it travels with the PNG as `{"image/png": {"alt": …}}` output metadata, which nbconvert (the course
-site) puts into `<img alt>`, and JupyterLab too once the course's extension (labextension/) is installed: plain
-JupyterLab ignores that metadata. An explorer's frame carries it as its Image's tooltip.
-
-Colours come from the Okabe–Ito palette (readable with every common colour-vision deficiency), every series
-on one axes also differs in marker or dash, and every text colour has a contrast of at least 4.5:1 with
-what lies behind it (`ink_on` picks black or white for text on coloured cells).
-
-Each figure an explorer moves has a handle defined next to its builder (`StageFigure`, `EpsilonFigure`,
-`ScaleShiftFigure`, `ValueHeatmapFigure`, `HighlightFigure`, `DepthFigure`, `AttentionFigure`): it builds the
-figure for a first result, names the artists that move (`moving`), and `update(result)` moves them to another
-result of the same shape, returning the artists it changed. Nothing else touches a figure's artists.
+Each figure an explorer moves has a handle next to its builder (`StageFigure`, `EpsilonFigure`, `ScaleShiftFigure`,
+`ValueHeatmapFigure`, `HighlightFigure`, `DepthFigure`, `AttentionFigure`: `figure_kit.FigureHandle`s). The builder
+hands it its artists (`figure_kit.Bars`, `Cells`); `update(result)` moves them and returns what changed.
 """
 
 from __future__ import annotations
 
-import functools
-import io
 import math
 import numbers
-import re
 
 import matplotlib
 import numpy as np
-from matplotlib import colors as mcolors
-from matplotlib import font_manager, patheffects
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ft2font import FT2Font
-from matplotlib.mathtext import MathTextParser
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
 from . import pitfalls
-from ._checks import as_real_array
 from .data import TOKENS
-from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own font with matplotlib
+from .figure_kit import (
+    ACCENT,
+    ACCENT_TEXT,
+    COLORS,
+    GUIDE,
+    INK,
+    OKABE_ITO,
+    PALE,
+    Bars,
+    Cells,
+    check_matrix,
+    check_tokens,
+    expect,
+    highlight_inks,
+    ink_on,
+    inks_on,
+    new_figure,
+    outlined,
+    set_alt_text,
+    use_cjk_font,
+)
+from .figure_kit import CJK_FONTS as CJK_FONTS  # notebooks and tests call plots.CJK_FONTS
+from .figure_kit import alt_text as alt_text  # notebooks and tests call plots.alt_text
+from .figure_kit import to_png as to_png  # notebooks and tests call plots.to_png
 from .groups import Selection
 from .invariance import ScaleShift
 from .labels import AXIS_TITLES, dim_label, number, residual_form, vector_text
 from .live import moving_artists, set_bars, set_cells, split_title
 from .pitfalls import EpsilonEffect
 from .stages import LayerNormSteps
-
-try:
-    from IPython import get_ipython
-except ImportError:  # plots work without IPython; figures then just are not auto-displayed
-    get_ipython = None
-
-CJK_FONTS = (
-    BUNDLED_CJK_FONT,
-    "Noto Sans CJK SC",
-    "Source Han Sans SC",
-    "PingFang SC",
-    "Microsoft YaHei",
-    "WenQuanYi Zen Hei",
-    "Noto Sans CJK JP",
-)
-_CJK_FILE_HINTS = ("notosanscjk", "sourcehansans", "pingfang", "msyh", "wqy", "wenquanyi")
-
-
-OKABE_ITO = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky_blue": "#56B4E9",
-    "bluish_green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "reddish_purple": "#CC79A7",
-}
-"""Okabe & Ito (2008), "Color Universal Design": eight colours that stay apart for protan, deutan and tritan
-vision."""
-
-COLORS = {
-    "x": OKABE_ITO["sky_blue"],
-    "centered": OKABE_ITO["blue"],
-    "normalized": OKABE_ITO["orange"],
-    "output": OKABE_ITO["bluish_green"],
-}
-"""The bars of each LayerNorm stage."""
-
-INK = "#000000"  # text on light backgrounds
-MUTED_INK = "#4b5563"  # secondary text (dimmed cells): 7:1 on white, ≥ 6:1 on the pale cells it sits on
-GUIDE = "#4b5563"  # reference lines (zero, limits), drawn thin and dashed or dotted
-ACCENT = OKABE_ITO["vermillion"]  # markers, frames and arrows that point at something
-ACCENT_TEXT = "#A33B00"  # text in the accent colour, darkened to 6.4:1 on white
-HIGHLIGHT = OKABE_ITO["orange"]
-PALE = "#e5e7eb"
 
 FORM_STYLES = {
     "post": {
@@ -142,199 +100,6 @@ _GUIDE_STYLES = [
 ]
 
 
-def use_cjk_font() -> str | None:
-    """Make matplotlib draw Chinese: put the first installed CJK font in front of the sans-serif list.
-
-    Only installed names are added, so matplotlib never logs "findfont" lines. Fonts installed after
-    matplotlib built its cache are found too. Returns the font's name, or None if no CJK font exists.
-    """
-    name = _first_installed()
-    if name is None:
-        for path in font_manager.findSystemFonts():
-            if any(h in path.lower().replace("-", "").replace("_", "") for h in _CJK_FILE_HINTS):
-                font_manager.fontManager.addfont(path)
-        name = _first_installed()
-    if name is None:
-        return None
-    sans = [f for f in matplotlib.rcParams["font.sans-serif"] if f != name]
-    matplotlib.rcParams["font.sans-serif"] = [name, *sans]
-    matplotlib.rcParams["font.family"] = "sans-serif"
-    matplotlib.rcParams["axes.unicode_minus"] = False  # CJK fonts lack U+2212; use the ASCII hyphen
-    return name
-
-
-def _first_installed() -> str | None:
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    return next((n for n in CJK_FONTS if n in installed), None)
-
-
-def to_png(fig: Figure, dpi: int = 100) -> bytes:
-    """The figure as PNG bytes (for ipywidgets.Image)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    return buf.getvalue()
-
-
-def alt_text(fig: Figure) -> str:
-    """The Chinese description of what a figure made here shows ("" for other figures)."""
-    return getattr(fig, "alt_text", "")
-
-
-def _png_with_alt(fig: Figure):
-    """IPython's PNG formatter: (data, metadata) puts {"alt": …} into the output's image/png metadata."""
-    text = alt_text(fig)
-    return (to_png(fig), {"alt": text}) if text else to_png(fig)
-
-
-def _show_figures_in_ipython() -> None:
-    """Let a returned Figure display as a PNG (with its alt text) in Jupyter without pyplot or `%matplotlib inline`."""
-    shell = get_ipython() if get_ipython is not None else None
-    if shell is not None:
-        shell.display_formatter.formatters["image/png"].for_type(Figure, _png_with_alt)
-
-
-_show_figures_in_ipython()
-
-
-_TEX_WORDS = {
-    r"\|": "‖",
-    r"\partial": "∂",
-    r"\propto": "∝",
-    r"\sqrt": "√",
-    r"\hat{x}": "x̂",
-    r"\hat{X}": "X̂",
-    r"\mu": "μ",
-    r"\sigma": "σ",
-    r"\varepsilon": "ε",
-    r"\gamma": "γ",
-    r"\beta": "β",
-    r"\odot": "⊙",
-    r"\cdot": "·",
-    r"\mathrm": "",
-}
-_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-
-
-def plain(text: str) -> str:
-    """A label as plain text for alt text: TeX math ($…$, \\partial, W_2) becomes Unicode, and one space separates
-    Chinese from Latin letters and digits (the project's spacing rule)."""
-    for tex, char in _TEX_WORDS.items():  # a macro swallows the space TeX needs after it (\\partial L → ∂L)
-        text = re.sub(re.escape(tex) + (r"\s*" if tex[-1].isalpha() else ""), lambda _, c=char: c, text)
-    text = re.sub(r"_\{?(\d+)\}?", lambda m: m.group(1).translate(_SUBSCRIPTS), text)
-    text = re.sub(r"[${}\\]", "", text)
-    text = re.sub(r"([\u4e00-\u9fff])([A-Za-z0-9‖∂√μσεγβ])", r"\1 \2", text)
-    text = re.sub(r"([A-Za-z0-9‖∂√μσεγβ])([\u4e00-\u9fff])", r"\1 \2", text)
-    return re.sub(r"\s+", " ", text).strip()
-
-
-_MATHTEXT = MathTextParser("path")  # what RendererAgg makes for itself, shared (see _Canvas)
-
-
-class _Canvas(FigureCanvasAgg):
-    """The Agg canvas, with one mathtext parser shared by all its renderers.
-
-    `savefig(bbox_inches="tight")` draws a figure twice with two renderers (measure, then print), and matplotlib
-    caches parsed TeX ($…$ labels, log-axis tick labels) per renderer's parser, so every such label was parsed twice:
-    about a quarter of the time of rendering a figure with TeX labels. A parse depends only on the text, dpi, font
-    and antialiasing (its cache key), not on the renderer, so the PNG is the same, bit for bit.
-    """
-
-    def get_renderer(self):
-        renderer = super().get_renderer()
-        renderer.mathtext_parser = _MATHTEXT
-        return renderer
-
-
-def _new_figure(figsize, alt: str) -> Figure:
-    fig = Figure(figsize=figsize, layout="constrained")
-    _Canvas(fig)
-    set_alt_text(fig, alt)
-    return fig
-
-
-def set_alt_text(fig: Figure, alt: str) -> None:
-    """Give `fig` its alt text (plain text: TeX labels become Unicode). A handle's `update` calls it with the
-    description of the data it moved to, so `alt_text(handle.fig)` always describes the frame shown."""
-    fig.alt_text = plain(alt)
-
-
-# --- colour and contrast ---------------------------------------------------------------------------------
-
-
-def relative_luminance(color) -> float:
-    """WCAG 2.x relative luminance of a matplotlib colour (0 for black, 1 for white)."""
-    rgb = np.asarray(mcolors.to_rgb(color), dtype=np.float64)
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    return float(linear @ [0.2126, 0.7152, 0.0722])
-
-
-def contrast_ratio(a, b) -> float:
-    """WCAG 2.x contrast ratio (1 … 21) between two colours."""
-    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
-
-
-LINE_CONTRAST = 3.0
-"""WCAG 2.x success criterion 1.4.11 (non-text contrast): a line or marker stands out at least 3:1 from what it is
-drawn on. Four Okabe–Ito colours do not on white (yellow 1.32, orange 2.02, sky blue 2.31, reddish purple 2.86)."""
-CASING = INK  # the outline of a line or marker whose own colour does not reach LINE_CONTRAST
-
-
-class _LineCasing(patheffects.Stroke):
-    """A dark stroke under a line's own path only: a filled path (a marker's face) is left to its thin edge, else
-    every marker would get a casing as wide as the line's."""
-
-    def draw_path(self, renderer, gc, tpath, affine, rgbFace=None):
-        if rgbFace is None:
-            super().draw_path(renderer, gc, tpath, affine, rgbFace)
-
-
-def casing(color, linewidth: float = 1.5, background="#ffffff") -> list:
-    """Path effects for a line of `color` and `linewidth` (points) drawn on `background`: none where the colour
-    itself reaches LINE_CONTRAST, else a dark casing 1 pt wide on each side of the line (the "contrasting border" of
-    WCAG's understanding of 1.4.11). The colour stays Okabe–Ito, so series stay apart under colour-vision deficiency
-    as before (tests/test_figure_access.py); no darker variant of the five colours that share an axes could keep
-    them ≥ 20 CIEDE2000 apart under deuteranopia and protanopia and also reach 3:1."""
-    if contrast_ratio(color, background) >= LINE_CONTRAST:
-        return []
-    return [_LineCasing(linewidth=linewidth + 2.0, foreground=CASING), patheffects.Normal()]
-
-
-def outlined(color, linewidth: float = 1.5, background="#ffffff") -> dict:
-    """Keyword arguments for `ax.plot` of a series in `color`: its casing (`casing`) and, where the colour is under
-    LINE_CONTRAST, a dark edge on its markers. Empty where the colour reaches 3:1 by itself."""
-    effects = casing(color, linewidth, background)
-    return {"path_effects": effects, "markeredgecolor": CASING, "markeredgewidth": 1.0} if effects else {}
-
-
-def ink_on(background) -> str:
-    """Black or white, whichever contrasts more with `background` (always ≥ 4.58:1)."""
-    return "#000000" if contrast_ratio("#000000", background) >= contrast_ratio("#ffffff", background) else "#ffffff"
-
-
-def highlight_inks(mask, rgba) -> list[str]:
-    """The numbers' colours on a highlight heatmap, row by row: dark in the chosen cells, muted elsewhere, and
-    black or white where that colour would contrast less than 4.5 : 1 with its cell (`rgba`: the cell colours)."""
-    cells = np.asarray(rgba, dtype=np.float64).reshape(-1, 4)
-    inks = []
-    for chosen, cell in zip(np.asarray(mask).reshape(-1), cells, strict=True):
-        ink = INK if chosen else MUTED_INK
-        inks.append(ink if contrast_ratio(ink, cell) >= 4.5 else ink_on(cell))
-    return inks
-
-
-def inks_on(rgba) -> list[str]:
-    """`ink_on` for many background colours at once: an (..., 3 or 4) array of RGB(A) values in 0 … 1."""
-    rgb = np.asarray(rgba, dtype=np.float64)[..., :3].reshape(-1, 3)
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    luminance = linear @ [0.2126, 0.7152, 0.0722]
-    # black wins when (L + 0.05) / 0.05 >= 1.05 / (L + 0.05), i.e. when (L + 0.05)² >= 0.0525
-    return ["#000000" if black else "#ffffff" for black in (luminance + 0.05) ** 2 >= 1.05 * 0.05]
-
-
-# --- input checks ------------------------------------------------------------------------------------------
-
-
 def _eps_range(eps_range) -> tuple[float, float]:
     """(low, high) of an ε axis: two positive finite numbers, low < high."""
     try:
@@ -344,57 +109,6 @@ def _eps_range(eps_range) -> tuple[float, float]:
     if not (0 < lo < hi < np.inf):
         raise ValueError(f"eps_range: expected 0 < low < high < inf, got {eps_range!r:.40}")
     return lo, hi
-
-
-def _matrix(matrix, name: str = "matrix") -> np.ndarray:
-    """A drawable matrix through the input contract (no text, booleans or complex numbers), float64."""
-    values = as_real_array(matrix, name, min_ndim=0).astype(np.float64)
-    if values.ndim != 2 or 0 in values.shape:
-        raise ValueError(f"{name}: expected a non-empty 2-D matrix, got shape {values.shape}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name}: expected finite numbers, got inf or NaN")
-    return values
-
-
-def _tokens(tokens, n: int) -> list[str]:
-    tokens = [str(t) for t in tokens]
-    if len(tokens) != n:
-        raise ValueError(f"tokens: expected {n} names for the {n} rows, got {len(tokens)}")
-    return [_drawable(t) for t in tokens]
-
-
-def _drawable(text: str) -> str:
-    """`text` with each character that no font of the figures has (an emoji, a rare CJK character) written as its
-    code point U+XXXX, where matplotlib would warn "Glyph … missing" and draw an empty box."""
-    if text.isascii():
-        return text
-    use_cjk_font()
-    params = matplotlib.rcParams
-    covered = _covered(tuple(params["font.family"]), tuple(params["font.sans-serif"]))
-    return "".join(c if ord(c) in covered or c.isspace() else f"U+{ord(c):04X}" for c in text)
-
-
-@functools.lru_cache(maxsize=4)
-def _covered(families: tuple[str, ...], sans: tuple[str, ...]) -> frozenset[int]:
-    """The code points matplotlib can draw: its fallback chain is one font per entry of font.family (`sans`, the
-    sans-serif list, only decides which font "sans-serif" is)."""
-    paths = {font_manager.findfont(font_manager.FontProperties(family=[f])) for f in families}
-    return frozenset(c for path in paths for c in FT2Font(path).get_charmap())
-
-
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: expected a positive integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
-    return int(value)
-
-
-def _expect(value, kind: type, name: str, made_by: str):
-    """Renderers take results: refuse anything else by name, saying which function makes the result."""
-    if not isinstance(value, kind):
-        raise TypeError(f"{name}: expected the result of {made_by}, got {type(value).__name__}")
-    return value
 
 
 def _steps(steps) -> np.ndarray:
@@ -436,7 +150,7 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
     factor = _display_factor(values, hline) if factor is None else factor
     shown = values / factor if factor != 1 else values
     positions = np.arange(1, values.size + 1)
-    ax.bar(positions, shown, color=color, edgecolor=INK, linewidth=0.6)
+    bars = ax.bar(positions, shown, color=color, edgecolor=INK, linewidth=0.6)
     ax.axhline(0, color=GUIDE, linewidth=0.8, gid="guide")
     dashed = None
     if hline is not None:
@@ -445,7 +159,7 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
         ax.set_ylabel(_factor_label(factor), fontsize=8)
         if ylim is not None:
             ylim = tuple(v / factor for v in ylim)
-    for p, v, h in zip(positions, values, shown, strict=True):
+    labels = [
         ax.annotate(
             number(v),
             (p, h),
@@ -456,13 +170,15 @@ def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
             xytext=(0, 2 if v >= 0 else -2),
             textcoords="offset points",
         )
+        for p, v, h in zip(positions, values, shown, strict=True)
+    ]
     ax.set_xticks(positions, [dim_label(p) for p in positions], fontsize=8)
     ax.set_title(title, fontsize=10)
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.margins(y=0.2)
     _keep_flat_axis_readable(ax, shown)
-    return dashed
+    return Bars(ax, list(bars), labels, dashed)
 
 
 def _keep_flat_axis_readable(ax, shown) -> None:
@@ -478,16 +194,13 @@ def stage_bars(steps: LayerNormSteps, *, affine: bool = False) -> Figure:
 
 
 def _stage_figure(steps: LayerNormSteps, affine: bool):
-    """`stage_bars`' figure and the dashed μ line of its x panel (for `StageFigure`)."""
+    """`stage_bars`' figure and its panels (for `StageFigure`)."""
     _steps(steps)
     use_cjk_font()
     panels = stage_panels(steps, affine=affine)
-    fig = _new_figure((3.0 * len(panels), 2.8), _stage_alt(steps, affine))
+    fig = new_figure((3.0 * len(panels), 2.8), _stage_alt(steps, affine))
     axes = fig.subplots(1, len(panels))
-    dashed = [
-        _bars(ax, v, color, title, hline=hline) for ax, (v, color, title, hline) in zip(axes, panels, strict=True)
-    ]
-    return fig, dashed[0]
+    return fig, [_bars(ax, v, c, title, hline=hline) for ax, (v, c, title, hline) in zip(axes, panels, strict=True)]
 
 
 def _stage_alt(steps: LayerNormSteps, affine: bool) -> str:
@@ -516,8 +229,8 @@ class StageFigure:
 
     def __init__(self, steps: LayerNormSteps):
         _steps(steps)
-        self.fig, self._mean_line = _stage_figure(steps, affine=False)
-        self._x, self._centered, self._xhat = self.fig.axes
+        self.fig, self._panels = _stage_figure(steps, affine=False)
+        self._x, self._centered, self._xhat = (panel.ax for panel in self._panels)
         bound = 1.3 * _xhat_bound(steps.x.size)  # every row of this length fits: no new axis per typed row
         self._xhat.set_ylim(-bound, bound)
         self._divisor = split_title(self._xhat, r"归一化 $\hat{x}$", self._divisor_text(steps))
@@ -548,10 +261,11 @@ class StageFigure:
         moved = []
         row = np.asarray(steps.x, dtype=np.float64).tobytes()
         if row != self._row:  # a new row: new bars and y axes for x and x − μ
-            for ax, (values, _, _, hline) in zip((self._x, self._centered), stage_panels(steps), strict=False):
-                set_bars(ax, values)
+            for panel, (values, _, _, hline) in zip(self._panels[:2], stage_panels(steps), strict=False):
+                set_bars(panel, values)
+                ax = panel.ax
                 if hline is not None:
-                    self._mean_line.set_ydata([hline, hline])
+                    panel.dashed.set_ydata([hline, hline])
                 ax.set_autoscaley_on(True)
                 ax.relim()
                 ax.autoscale_view(scalex=False)
@@ -561,7 +275,7 @@ class StageFigure:
             self._mean.set_text(self._mean_text(steps))
             moved.append(self._mean)
             self._row = row
-        set_bars(self._xhat, steps.normalized)
+        set_bars(self._panels[2], steps.normalized)
         self._divisor.set_text(self._divisor_text(steps))
         set_alt_text(self.fig, _stage_alt(steps, affine=False))
         return [*moved, self._xhat, self._divisor]
@@ -583,12 +297,12 @@ def stage_panels(steps: LayerNormSteps, *, affine: bool = False) -> list[tuple]:
 
 def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -> Figure:
     """One bar chart per token (row), on a shared y axis so differences in scale are visible."""
-    values = _matrix(matrix)
-    tokens = _tokens(tokens, values.shape[0])
+    values = check_matrix(matrix)
+    tokens = check_tokens(tokens, values.shape[0])
     use_cjk_font()
     rows = "；".join(f"{t} = {vector_text(row)}" for t, row in zip(tokens, values, strict=True))
     scale = "同一纵轴" if sharey else "各自的纵轴"
-    fig = _new_figure(
+    fig = new_figure(
         (3.0 * len(tokens), 2.8),
         f"{title + '：' if title else ''}{len(tokens)} 幅柱状图（{scale}），"
         f"每个 token 一幅，画出它的 {values.shape[1]} 维：{rows}。",
@@ -605,21 +319,24 @@ def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -
 # --- grids of numbers ----------------------------------------------------------------------------------------
 
 
-def _cell_text(ax, image, values, texts, fontsize, *, weights=None):
+def _cell_text(ax, image, values, texts, fontsize, *, weights=None) -> Cells:
     """Write texts[i][j] on cell (i, j) of `image` in black or white, whichever reads better on that cell."""
     rgba = image.to_rgba(image.get_array())
-    for i in range(values.shape[0]):
-        for j in range(values.shape[1]):
-            ax.text(
-                j,
-                i,
-                texts[i][j],
-                ha="center",
-                va="center",
-                fontsize=fontsize,
-                color=ink_on(rgba[i, j]),
-                fontweight=None if weights is None else weights[i][j],
-            )
+    cells = [
+        ax.text(
+            j,
+            i,
+            texts[i][j],
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            color=ink_on(rgba[i, j]),
+            fontweight=None if weights is None else weights[i][j],
+        )
+        for i in range(values.shape[0])
+        for j in range(values.shape[1])
+    ]
+    return Cells(ax, image, cells)
 
 
 def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
@@ -633,29 +350,31 @@ def highlight_heatmap(selection: Selection, tokens=TOKENS) -> Figure:
 
 
 def _highlight_figure(selection: Selection, tokens):
-    """`highlight_heatmap`'s figure and its frame (for `HighlightFigure`)."""
-    sel = _expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
+    """`highlight_heatmap`'s figure, its frame and its cells (for `HighlightFigure`)."""
+    sel = expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
     values, mask = sel.matrix, sel.mask
     n, d = values.shape
-    tokens = _tokens(tokens, n)
+    tokens = check_tokens(tokens, n)
     use_cjk_font()
-    fig = _new_figure((1.2 * d + 1.5, 0.7 * n + 1.3), _highlight_alt(sel, tokens))
+    fig = new_figure((1.2 * d + 1.5, 0.7 * n + 1.3), _highlight_alt(sel, tokens))
     ax = fig.subplots()
     shade = np.where(mask, 1.0, 0.15)
     cmap = matplotlib.colormaps["YlOrBr"]
     image = ax.imshow(shade, cmap=cmap, vmin=0, vmax=1.6, aspect="auto")
     inks = highlight_inks(mask, image.to_rgba(shade))
-    for i in range(n):
-        for j in range(d):
-            ax.text(
-                j,
-                i,
-                f"{values[i, j]:g}",
-                ha="center",
-                va="center",
-                color=inks[i * d + j],
-                fontsize=11,  # one weight: the bundled CJK font has no bold face; the frame marks the group
-            )
+    texts = [
+        ax.text(
+            j,
+            i,
+            f"{values[i, j]:g}",
+            ha="center",
+            va="center",
+            color=inks[i * d + j],
+            fontsize=11,  # one weight: the bundled CJK font has no bold face; the frame marks the group
+        )
+        for i in range(n)
+        for j in range(d)
+    ]
     rows, cols = np.nonzero(mask)
     frame = ax.add_patch(
         Rectangle(
@@ -671,7 +390,7 @@ def _highlight_figure(selection: Selection, tokens):
     ax.set_yticks(range(n), tokens)
     stats = f"$\\mu$ = {sel.mean:.4g}，$\\sigma$ = {sel.std:.4g}"
     ax.set_title(f"{AXIS_TITLES[sel.mode]}：参与统计的 {sel.size} 个数  {stats}", fontsize=10)
-    return fig, frame
+    return fig, frame, Cells(ax, image, texts)
 
 
 def _highlight_alt(sel: Selection, tokens) -> str:
@@ -692,10 +411,10 @@ class HighlightFigure:
     title per frame stays cheap."""
 
     def __init__(self, selection: Selection, tokens=TOKENS):
-        self.fig, self._frame = _highlight_figure(selection, tokens)
-        self._tokens = _tokens(tokens, selection.matrix.shape[0])
-        self._ax = self.fig.axes[0]
-        self._texts = [t.get_text() for t in self._ax.texts]  # the numbers never change, only their inks
+        self.fig, self._frame, self._cells = _highlight_figure(selection, tokens)
+        self._tokens = check_tokens(tokens, selection.matrix.shape[0])
+        self._ax = self._cells.ax
+        self._texts = [t.get_text() for t in self._cells.texts]  # the numbers never change, only their inks
         self._ax.title.set_text(self._title_text(selection))
         self.moving = [*moving_artists(self._ax), self._ax.title]
 
@@ -705,11 +424,11 @@ class HighlightFigure:
 
     def update(self, selection: Selection) -> list:
         """Show `selection` (a group of the same matrix); returns the artists changed."""
-        sel = _expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
+        sel = expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
         shade = np.where(sel.mask, 1.0, 0.15)
         d = shade.shape[1]
         texts = [self._texts[i * d : (i + 1) * d] for i in range(len(shade))]
-        set_cells(self._ax, shade, texts, colors=lambda rgba: highlight_inks(sel.mask, rgba))
+        set_cells(self._cells, shade, texts, colors=lambda rgba: highlight_inks(sel.mask, rgba))
         rows, cols = np.nonzero(sel.mask)
         self._frame.set_bounds(
             cols.min() - 0.5, rows.min() - 0.5, cols.max() - cols.min() + 1, rows.max() - rows.min() + 1
@@ -727,7 +446,7 @@ EPS_RANGE = (1e-8, 1.0)  # the ε axis of epsilon_plot (EpsilonExplorer keeps it
 
 def epsilon_guide_shown(effect: EpsilonEffect, eps_range=EPS_RANGE) -> bool:
     """Whether `epsilon_plot` shows its ε = σ² guide: when σ² lies on the ε axis."""
-    _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x)")
+    expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x)")
     lo, hi = _eps_range(eps_range)
     return bool(np.sqrt(lo) <= effect.sigma <= np.sqrt(hi))
 
@@ -738,7 +457,7 @@ def epsilon_plot(effect: EpsilonEffect, *, eps_range=EPS_RANGE) -> Figure:
 
     Takes `pitfalls.epsilon_effect(x, eps)`.
     """
-    e = _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
+    e = expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
     return _epsilon_figure(e, eps_range)[0]
 
 
@@ -748,9 +467,9 @@ def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
     if not 0 < lo < hi < np.inf:
         raise ValueError(f"eps_range: expected 0 < low < high, got {eps_range!r}")
     use_cjk_font()
-    fig = _new_figure((8.4, 2.9), _epsilon_alt(e, lo, hi))
+    fig = new_figure((8.4, 2.9), _epsilon_alt(e, lo, hi))
     left, right = fig.subplots(1, 2)
-    _bars(
+    bars = _bars(
         left,
         e.steps.normalized,
         COLORS["normalized"],
@@ -782,7 +501,7 @@ def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
     right.set_ylim(-0.05, 1.1)
     right.set_xlabel(r"$\varepsilon$（对数刻度）", fontsize=9)
     right.set_title(r"$\hat{x}$ 的方差 $=\sigma^2/(\sigma^2+\varepsilon)$", fontsize=10)
-    return fig, {"curve": curve, "marker": marker, "guide": guide, "guide_label": guide_label}
+    return fig, {"bars": bars, "right": right, "curve": curve, "marker": marker, "guide": guide, "label": guide_label}
 
 
 def _epsilon_alt(e: EpsilonEffect, lo: float, hi: float) -> str:
@@ -798,24 +517,24 @@ class EpsilonFigure:
     marked point and, for a new row, the curve and the ε = σ² guide."""
 
     def __init__(self, effect: EpsilonEffect, *, eps_range=EPS_RANGE):
-        e = _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
+        e = expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
         self.fig, parts = _epsilon_figure(e, eps_range)
         self._eps_range = eps_range
         self._curve, self._marker = parts["curve"], parts["marker"]
-        self._guide, self._guide_label = parts["guide"], parts["guide_label"]
-        self._bars, right = self.fig.axes[:2]
+        self._guide, self._guide_label = parts["guide"], parts["label"]
+        self._bars, right = parts["bars"], parts["right"]
         bound = 1.25 * _xhat_bound(e.x.size)  # every row of this length fits
-        self._bars.set_ylim(-bound, bound)
-        self._title = split_title(self._bars, r"$\hat{x}$", f"ε = {e.eps:.0e}")
+        self._bars.ax.set_ylim(-bound, bound)
+        self._title = split_title(self._bars.ax, r"$\hat{x}$", f"ε = {e.eps:.0e}")
         self._row = e.x.tobytes()
-        self.moving = [*moving_artists(self._bars), self._title, *moving_artists(right)]
+        self.moving = [*moving_artists(self._bars.ax), self._title, *moving_artists(right)]
 
     def update(self, effect: EpsilonEffect) -> list:
         """Move the figure to `effect` (a row of the same length); returns the artists changed."""
-        e = _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
+        e = expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
         set_bars(self._bars, e.steps.normalized)
         self._title.set_text(f"ε = {e.eps:.0e}")
-        moved = [self._bars, self._title]
+        moved = [self._bars.ax, self._title]
         if self._marker is not None:
             self._marker.set_data([e.eps], [e.kept])
             moved.append(self._marker)
@@ -837,13 +556,19 @@ class EpsilonFigure:
 def scale_shift_bars(result: ScaleShift, *, ylim=None) -> Figure:
     """Left: a·x + b (it moves with the sliders; `ylim` fixes its axis); right: its x̂, which does not move
     (notebook 05). Takes `invariance.scale_shift(x, a, b, eps)`."""
-    r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+    return _scale_shift_figure(expect(result, ScaleShift, "result", SCALE_SHIFT), ylim)[0]
+
+
+SCALE_SHIFT = "lnlib.invariance.scale_shift(x, scale, shift, eps)"
+
+
+def _scale_shift_figure(r: ScaleShift, ylim) -> tuple[Figure, tuple[Bars, Bars]]:
+    """`scale_shift_bars`' figure and its two panels (for `ScaleShiftFigure`)."""
     use_cjk_font()
-    fig = _new_figure((7.2, 2.9), _scale_shift_alt(r))
+    fig = new_figure((7.2, 2.9), _scale_shift_alt(r))
     left, right = fig.subplots(1, 2)
-    _bars(left, r.moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {r.scale:.3g}，$b$ = {r.shift:.3g}）", ylim=ylim)
-    _bars(right, r.normalized, COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2))
-    return fig
+    moved = _bars(left, r.moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {r.scale:.3g}，$b$ = {r.shift:.3g}）", ylim=ylim)
+    return fig, (moved, _bars(right, r.normalized, COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2)))
 
 
 def _scale_shift_alt(r: ScaleShift) -> str:
@@ -859,10 +584,10 @@ class ScaleShiftFigure:
     and, for a new row, that axis."""
 
     def __init__(self, result: ScaleShift, *, scales: tuple[float, float], shifts: tuple[float, float]):
-        r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+        r = expect(result, ScaleShift, "result", SCALE_SHIFT)
         self._top, self._reach = float(max(scales)), float(max(abs(v) for v in shifts))
-        self.fig = scale_shift_bars(r, ylim=self.ylim(r.x))
-        self._moved, self._normalized = self.fig.axes
+        self.fig, (self._bars, self._xhat_bars) = _scale_shift_figure(r, self.ylim(r.x))
+        self._moved, self._normalized = self._bars.ax, self._xhat_bars.ax
         self._title = split_title(self._moved, r"$a\cdot x+b$", self._title_text(r))
         self._row = np.asarray(r.x, dtype=np.float64).tobytes()
         self.moving = [*moving_artists(self._moved), self._moved.yaxis, self._title, *moving_artists(self._normalized)]
@@ -878,7 +603,7 @@ class ScaleShiftFigure:
 
     def update(self, result: ScaleShift) -> list:
         """Move the figure to `result` (a row of the same length); returns the artists changed."""
-        r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
+        r = expect(result, ScaleShift, "result", SCALE_SHIFT)
         moved = []
         row = np.asarray(r.x, dtype=np.float64).tobytes()
         if row != self._row:  # a new vector of the same length: a new fixed axis, same figure
@@ -886,25 +611,30 @@ class ScaleShiftFigure:
             self._moved.yaxis.stale = True  # new limits: new ticks (only this panel is drawn again)
             moved.append(self._moved.yaxis)
             self._row = row
-        set_bars(self._moved, r.moved)
+        set_bars(self._bars, r.moved)
         self._title.set_text(self._title_text(r))
-        set_bars(self._normalized, r.normalized)
+        set_bars(self._xhat_bars, r.normalized)
         set_alt_text(self.fig, _scale_shift_alt(r))
         return [*moved, self._moved, self._title, self._normalized]
 
 
 def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None) -> Figure:
     """A (tokens × d) matrix as a colored grid with its numbers: blue below 0, red above (notebook 06)."""
-    values = _matrix(matrix)
+    return _value_heatmap_figure(matrix, tokens, title, limit)[0]
+
+
+def _value_heatmap_figure(matrix, tokens, title: str, limit) -> tuple[Figure, Cells]:
+    """`value_heatmap`'s figure and its cells (for `ValueHeatmapFigure`)."""
+    values = check_matrix(matrix)
     n, d = values.shape
-    tokens = _tokens(tokens, n)
+    tokens = check_tokens(tokens, n)
     limit = _heatmap_limit(values, limit)
     use_cjk_font()
-    fig = _new_figure((1.2 * d + 1.8, 0.7 * n + 1.3), _heatmap_alt(values, tokens, limit))
+    fig = new_figure((1.2 * d + 1.8, 0.7 * n + 1.3), _heatmap_alt(values, tokens, limit))
     ax = fig.subplots()
     shown, factor = _heatmap_shown(values, limit)
     image = ax.imshow(shown, cmap="RdBu_r", vmin=-limit / factor, vmax=limit / factor, aspect="auto")
-    _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 11)
+    cells = _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 11)
     ax.set_xticks(range(d), [dim_label(j + 1) for j in range(d)])
     ax.set_yticks(range(n), tokens)
     bar = fig.colorbar(image, ax=ax, shrink=0.8)
@@ -912,7 +642,7 @@ def value_heatmap(matrix, tokens=TOKENS, *, title: str = "", limit: float | None
         bar.set_label(_factor_label(factor), fontsize=8)
     if title:
         ax.set_title(title, fontsize=10)
-    return fig
+    return fig, cells
 
 
 def _heatmap_limit(values: np.ndarray, limit) -> float:
@@ -943,31 +673,31 @@ class ValueHeatmapFigure:
     cells and rewrites their numbers (only the cells that changed are redrawn)."""
 
     def __init__(self, matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None):
-        self.fig = value_heatmap(matrix, tokens, title=title, limit=limit)
-        values = _matrix(matrix)
-        self._tokens, self._limit = _tokens(tokens, values.shape[0]), _heatmap_limit(values, limit)
-        self._ax = self.fig.axes[0]
+        self.fig, self._cells = _value_heatmap_figure(matrix, tokens, title, limit)
+        values = check_matrix(matrix)
+        self._tokens, self._limit = check_tokens(tokens, values.shape[0]), _heatmap_limit(values, limit)
+        self._ax = self._cells.ax
         self.moving = moving_artists(self._ax)
 
     def update(self, matrix) -> list:
         """Show `matrix` (same shape); returns the axes changed."""
-        values = _matrix(matrix)
+        values = check_matrix(matrix)
         shown = _heatmap_shown(values, self._limit)[0]
-        set_cells(self._ax, shown, [[number(v) for v in row] for row in values], colors=inks_on)
+        set_cells(self._cells, shown, [[number(v) for v in row] for row in values], colors=inks_on)
         set_alt_text(self.fig, _heatmap_alt(values, self._tokens, self._limit))
         return [self._ax]
 
 
 def jacobian_heatmap(jac, *, title: str = "") -> Figure:
     """A d × d Jacobian ∂y_i/∂x_j as a diverging heatmap with the numbers written in (notebook 12)."""
-    values = _matrix(jac, "jac")
+    values = check_matrix(jac, "jac")
     if values.shape[0] != values.shape[1]:
         raise ValueError(f"jac: expected a square matrix, got shape {values.shape}")
     use_cjk_font()
     d = values.shape[0]
     limit = float(np.max(np.abs(values))) or 1.0
     rows = "；".join(f"y{i + 1} 行 = {vector_text(row)}" for i, row in enumerate(values))
-    fig = _new_figure(
+    fig = new_figure(
         (0.9 * d + 2.2, 0.8 * d + 1.2),
         f"{d} × {d} 的雅可比矩阵热图，第 i 行第 j 列是 ∂y_i/∂x_j（蓝色为负，红色为正）：{rows}。",
     )
@@ -1005,7 +735,7 @@ def variance_error_plot(offsets, one_pass, two_pass, true_variance: float, *, dt
         f"一遍法算出的方差依次为 {vector_text(one_pass)}，两遍法为 {vector_text(two_pass)}；"
         f"真实值 {number(true_variance)} 画成水平虚线。"
     )
-    fig = _new_figure((6.4, 3.2), alt)
+    fig = new_figure((6.4, 3.2), alt)
     ax = fig.subplots()
     ax.plot(
         offsets, one_pass, marker="o", linestyle="-", color=OKABE_ITO["vermillion"], label=r"一遍法 $E[x^2]-E[x]^2$"
@@ -1032,11 +762,11 @@ def ln_vs_bn(layer, batch, tokens=TOKENS) -> Figure:
     Takes the two results of `invariance.row_and_column_norms(matrix)`. The frame marks one group of numbers that
     share a μ and σ: a row on the left, a column on the right.
     """
-    layer, batch = _matrix(layer, "layer"), _matrix(batch, "batch")
+    layer, batch = check_matrix(layer, "layer"), check_matrix(batch, "batch")
     if layer.shape != batch.shape:
         raise ValueError(f"batch: expected the shape of layer {layer.shape}, got {batch.shape}")
     n, d = layer.shape
-    tokens = _tokens(tokens, n)
+    tokens = check_tokens(tokens, n)
     use_cjk_font()
     alt = (
         "两幅并排的数字热图。左：按行归一化（LayerNorm），"
@@ -1049,7 +779,7 @@ def ln_vs_bn(layer, batch, tokens=TOKENS) -> Figure:
         (layer, "按行归一化（LayerNorm）：每个 token 一组 $\\mu,\\sigma$", "row"),
         (batch, "按列归一化（BatchNorm）：每一维一组 $\\mu,\\sigma$", "column"),
     ]
-    fig = _new_figure((2.4 * d + 1.5, 0.8 * n + 1.6), alt)
+    fig = new_figure((2.4 * d + 1.5, 0.8 * n + 1.6), alt)
     for ax, (out, title, mode) in zip(fig.subplots(1, 2), panels, strict=True):
         image = ax.imshow(np.clip(out, -2, 2), cmap="RdBu_r", vmin=-2, vmax=2, aspect="auto")  # ±1.7e308 overflow
         _cell_text(ax, image, out, [[number(v) for v in row] for row in out], 10)
@@ -1090,7 +820,7 @@ def add_norm_diagram() -> Figure:
         "得到输出 x_{l+1} = LN(x_l + F(x_l))。右：Pre-LN（GPT-2 等），输入 x_l 先做 LayerNorm 再进子层 F，"
         "结果与原来的 x_l 相加，得到 x_{l+1} = x_l + F(LN(x_l))；残差连接不经过 LN。"
     )
-    fig = _new_figure((9, 5.2), alt)
+    fig = new_figure((9, 5.2), alt)
     left, right = fig.subplots(1, 2)
     ln, sub, add = "#fde68a", "#bfdbfe", PALE
     # Post-LN: x → F → ⊕ → LN → out
@@ -1152,7 +882,7 @@ def depth_lines(
 
 
 def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
-    """`depth_lines`' figure and its series' lines, in the order of `series` (for `DepthFigure`)."""
+    """`depth_lines`' figure, its axes and its series' lines, in the order of `series` (for `DepthFigure`)."""
     if not isinstance(series, dict) or not series:
         raise ValueError(f"series: expected a non-empty dict of residual form → values, got {series!r:.60}")
     data = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in series.items()}
@@ -1167,7 +897,7 @@ def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
     if logy and any(np.any(v <= 0) for v in [*data.values(), *guides.values()]):
         raise ValueError("series: a logarithmic y axis needs positive values")
     use_cjk_font()
-    fig = _new_figure((6.4, 3.6), _depth_alt(data, guides, positions, xlabel, ylabel, title, logy))
+    fig = new_figure((6.4, 3.6), _depth_alt(data, guides, positions, xlabel, ylabel, title, logy))
     ax = fig.subplots()
     lines = [
         ax.plot(positions, v, label=residual_form(k), **form_style(k, i))[0] for i, (k, v) in enumerate(data.items())
@@ -1183,7 +913,7 @@ def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
     ax.legend(fontsize=9)
     if title:
         ax.set_title(title, fontsize=10)
-    return fig, lines
+    return fig, ax, lines
 
 
 def _depth_alt(data: dict, guides: dict, positions, xlabel: str, ylabel: str, title: str, logy: bool) -> str:
@@ -1199,9 +929,8 @@ class DepthFigure:
     `max_depth` (the lines grow to the right); `update(series)` moves the lines and the y axis."""
 
     def __init__(self, series: dict, *, max_depth: int, xlabel: str, ylabel: str):
-        self.fig, self._lines = _depth_figure(series, xlabel, ylabel, "", 1, None, False, None)
+        self.fig, self._ax, self._lines = _depth_figure(series, xlabel, ylabel, "", 1, None, False, None)
         self._labels = (xlabel, ylabel)
-        self._ax = self.fig.axes[0]
         self._ax.set_xlim(0.5, max_depth + 0.5)
         # only the y axis, the lines and the legend change from frame to frame; the rest stays in the background
         self.moving = [*self._lines, self._ax.yaxis, self._ax.get_legend()]
@@ -1232,20 +961,20 @@ def attention_panel(weights, tokens, *, entropy, title: str = "") -> Figure:
 
 
 def _attention_figure(weights, tokens, entropy, title):
-    """`attention_panel`'s figure, its entropy bars and their labels (for `AttentionFigure`)."""
-    w = _matrix(weights, "weights")
+    """`attention_panel`'s figure, its weight cells and its entropy bars (for `AttentionFigure`)."""
+    w = check_matrix(weights, "weights")
     n, m = w.shape
     if n != m:
         raise ValueError(f"weights: expected a square (tokens × tokens) matrix, got shape {w.shape}")
-    tokens = _tokens(tokens, n)
+    tokens = check_tokens(tokens, n)
     h = np.asarray(entropy, dtype=np.float64).reshape(-1)
     if h.size != n or not np.all(np.isfinite(h)):
         raise ValueError(f"entropy: expected {n} finite values (one per row), got {entropy!r}")
     use_cjk_font()
-    fig = _new_figure((8, 0.7 * n + 1.6), _attention_alt(w, tokens, h, title))
+    fig = new_figure((8, 0.7 * n + 1.6), _attention_alt(w, tokens, h, title))
     left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
     image = left.imshow(w, cmap="Oranges", vmin=0, vmax=1, aspect="auto")
-    _cell_text(left, image, w, [[f"{v:.3f}" for v in row] for row in w], 10)
+    cells = _cell_text(left, image, w, [[f"{v:.3f}" for v in row] for row in w], 10)
     left.set_xticks(range(m), tokens)
     left.set_yticks(range(n), tokens)
     left.set_xlabel("被关注的 token（key）")
@@ -1261,7 +990,7 @@ def _attention_figure(weights, tokens, entropy, title):
     right.set_title("每行的熵：越小越「尖」", fontsize=10)
     if title:
         fig.suptitle(title, fontsize=11)
-    return fig, list(bars), texts
+    return fig, cells, Bars(right, list(bars), texts)
 
 
 def _attention_alt(w: np.ndarray, tokens, h: np.ndarray, title: str) -> str:
@@ -1278,15 +1007,16 @@ class AttentionFigure:
     the entropy bars."""
 
     def __init__(self, weights, tokens, *, entropy):
-        self.fig, self._bars, self._labels = _attention_figure(weights, tokens, entropy, "")
-        self._tokens = _tokens(tokens, len(self._bars))
-        self._weights, right = self.fig.axes[:2]
+        self.fig, self._cells, entropy_bars = _attention_figure(weights, tokens, entropy, "")
+        self._bars, self._labels = entropy_bars.bars, entropy_bars.labels
+        self._tokens = check_tokens(tokens, len(self._bars))
+        self._weights, right = self._cells.ax, entropy_bars.ax
         self.moving = [*moving_artists(self._weights), *moving_artists(right)]
 
     def update(self, weights, entropy) -> list:
         """Show `weights` (same shape) and their `entropy`; returns the artists changed."""
-        w = _matrix(weights, "weights")
-        set_cells(self._weights, w, [[f"{v:.3f}" for v in row] for row in w], colors=inks_on)
+        w = check_matrix(weights, "weights")
+        set_cells(self._cells, w, [[f"{v:.3f}" for v in row] for row in w], colors=inks_on)
         h = np.asarray(entropy, dtype=np.float64).reshape(-1)
         for bar, label, (i, v) in zip(self._bars, self._labels, enumerate(h), strict=True):
             bar.set_width(v)

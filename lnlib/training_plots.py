@@ -13,8 +13,8 @@ from matplotlib import colors as mcolors
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from .figure_kit import GUIDE, MUTED_INK, OKABE_ITO, casing, ink_on, new_figure, outlined, use_cjk_font
 from .labels import NORM_NAMES, OUTCOME_WORDS, RESIDUAL_FORMS, layer_label, number
-from .plots import GUIDE, MUTED_INK, OKABE_ITO, _new_figure, casing, ink_on, outlined, use_cjk_font
 from .training import Run, Snapshot
 
 BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
@@ -170,7 +170,7 @@ def loss_curves(
         alt += "。"
     if any(r.diverged for r in runs.values()):
         alt += "大 × 标出发散的训练停下的地方。"
-    fig = _new_figure((10 if grad_norms else 6.4, 3.8), alt)
+    fig = new_figure((10 if grad_norms else 6.4, 3.8), alt)
     axes = fig.subplots(1, 2) if grad_norms else [fig.subplots()]
     for i, (key, run) in enumerate(runs.items()):
         _curve(axes[0], key, i, run.losses, smooth=smooth, logy=logy, diverged=run.diverged)
@@ -210,7 +210,7 @@ def layer_scales(before: dict, after: dict, *, title: str = "") -> Figure:
         f"{title + '：' if title else ''}2 × 2 幅折线图，横轴是第几层（1 = 靠近输入），纵轴是对数刻度的标准差，"
         f"左列初始化时、右列训练之后，上行是激活、下行是梯度，每条线一种归一化。" + "".join(parts)
     )
-    fig = _new_figure((10, 6.4), alt)
+    fig = new_figure((10, 6.4), alt)
     axes = fig.subplots(2, 2, sharey="row")
     for col, (snaps, when) in enumerate(((before, "初始化时"), (after, "训练之后"))):
         for i, (key, snap) in enumerate(snaps.items()):
@@ -266,7 +266,7 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
         "横轴是对数刻度的激活值（只数 > 0 的部分），"
         f"每幅画出第 {'、'.join(str(x) for x in layers)} 层的分布。各层激活的中位数：" + "；".join(parts) + "。"
     )
-    fig = _new_figure((2.6 * len(keys), 4.6), alt)
+    fig = new_figure((2.6 * len(keys), 4.6), alt)
     axes = fig.subplots(2, len(keys), sharex=True, squeeze=False)
     bins = np.logspace(-6, 2, 41)
     for col, key in enumerate(keys):
@@ -326,7 +326,7 @@ def sweep_plot(
     if first_loss is not None:
         guide_label = guide_label or f"{first_loss:.3g} 的一半 = {first_loss / 2:.3g}"
         alt += f"点线：{guide_label}。"
-    fig = _new_figure((6.4, 3.8), alt)
+    fig = new_figure((6.4, 3.8), alt)
     ax = fig.subplots()
     top = max(float(np.nanmax(v)) for v in final_losses.values() if np.isfinite(v).any()) * 3
     for i, (key, values) in enumerate(final_losses.items()):
@@ -378,7 +378,7 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
         f"（对数刻度，取 {', '.join(str(b) for b in batch_sizes)}），"
         f"纵轴是测试集准确率：{lines}。点线是瞎猜的准确率 1/3 = {number(1 / 3)}。"
     )
-    fig = _new_figure((6.4, 3.8), alt)
+    fig = new_figure((6.4, 3.8), alt)
     ax = fig.subplots()
     for i, (key, values) in enumerate(accuracy.items()):
         ax.plot(batch_sizes, values, label=label(key), markersize=6, **style(key, i))
@@ -452,7 +452,7 @@ def outcome_map_plot(omap, *, title: str = "") -> Figure:
         f"（He 初始化的倍数），每格写着 {seeds} 个随机种子里学会了几个（最后 20 步的平均损失 ≤ ln 3 / 2），"
         f"下面的 × 数是发散的个数，颜色越深学会的越多{'；' + shaky_text if shaky else ''}。" + "。".join(parts) + "。"
     )
-    fig = _new_figure((11, 3.6), alt)
+    fig = new_figure((11, 3.6), alt)
     axes = fig.subplots(1, len(omap.norms), sharey=True)
     shades = ["#F4F4F4", "#D6E6F2", "#A9CCE6", "#6FA8D6", "#3B82BF", "#0B4F8A"]
     for ax, norm in zip(axes, omap.norms, strict=True):

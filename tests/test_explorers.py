@@ -712,9 +712,9 @@ def test_epsilon_explorer_moves_its_curve_and_guide_to_a_new_row(rows):
 
 
 def count_new_figures(monkeypatch) -> list:
-    """Every figure lnlib.plots builds from now on (all builders start from `plots._new_figure`)."""
-    built, original = [], plots._new_figure
-    monkeypatch.setattr(plots, "_new_figure", lambda *a, **k: built.append(a) or original(*a, **k))
+    """Every figure lnlib.plots builds from now on (all builders start from `plots.new_figure`)."""
+    built, original = [], plots.new_figure
+    monkeypatch.setattr(plots, "new_figure", lambda *a, **k: built.append(a) or original(*a, **k))
     return built
 
 

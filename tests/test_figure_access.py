@@ -36,6 +36,7 @@ from lnlib import (
     attention_scaling,
     attention_scaling_plot,
     axes_diagrams,
+    figure_kit,
     geometry_plots,
     groups,
     invariance,
@@ -213,7 +214,7 @@ def test_ipython_display_carries_the_alt_text_in_png_metadata():
     from IPython.core.formatters import DisplayFormatter
 
     formatter = DisplayFormatter()
-    formatter.formatters["image/png"].for_type(Figure, plots._png_with_alt)
+    formatter.formatters["image/png"].for_type(Figure, figure_kit._png_with_alt)
     fig = FIGURES["stage_bars"]()
     data, metadata = formatter.format(fig)
     assert data["image/png"][:4] == b"\x89PNG"

@@ -201,3 +201,50 @@ def test_a_constant_row_keeps_readable_axes_and_titles():
         assert high - low >= 1, (low, high)
         assert centered.yaxis.get_offset_text().get_text() == ""
     assert len(handle._divisor.get_text()) <= 12, handle._divisor.get_text()
+
+
+HANDLES = [
+    plots.StageFigure,
+    plots.EpsilonFigure,
+    plots.ScaleShiftFigure,
+    plots.ValueHeatmapFigure,
+    plots.HighlightFigure,
+    plots.DepthFigure,
+    plots.AttentionFigure,
+]
+POSITIONAL = re.compile(
+    r"\.(axes|lines|patches|texts|images|collections|containers)\s*\["  # indexed
+    r"|,[^=]*=\s*[\w.]*\.(axes|lines|patches|texts|images)\s*$"  # unpacked
+)
+RENDER = Path(lnlib.__file__).parent
+
+
+def test_every_handle_is_a_declared_figure_handle():
+    """The seven handles follow one declared protocol (figure_kit.FigureHandle), and are all the handles there are."""
+    found = [
+        v for v in vars(plots).values() if isinstance(v, type) and v.__name__.endswith("Figure") and "update" in vars(v)
+    ]
+    assert sorted(found, key=str) == sorted(HANDLES, key=str)
+    handles = [
+        plots.StageFigure(steps("2, 4, 6, 8")),
+        plots.EpsilonFigure(effect("3, 3.002, 2.998, 3")),
+        scale_shift_figure(shift("2, 4, 6, 8", 1, 0)),
+        plots.ValueHeatmapFigure(TOKEN_MATRIX, TOKENS),
+        plots.HighlightFigure(groups.selection(TOKEN_MATRIX, "row", 0)),
+        plots.DepthFigure({"pre": [1.0, 2.0]}, max_depth=4, xlabel="层", ylabel="值"),
+        plots.AttentionFigure(np.full((2, 2), 0.5), ["我", "吃"], entropy=[np.log(2)] * 2),
+    ]
+    assert all(isinstance(h, lnlib.figure_kit.FigureHandle) for h in handles)
+
+
+@pytest.mark.parametrize("path", ["plots.py", "live.py", "figure_kit.py"])
+def test_no_artist_is_found_by_position(path):
+    """Builders hand their artists to their handle; nothing reads `fig.axes[0]` or `ax.texts[...]` back."""
+    lines = (RENDER / path).read_text(encoding="utf-8").splitlines()
+    assert [f"{i}: {line.strip()}" for i, line in enumerate(lines, 1) if POSITIONAL.search(line)] == []
+
+
+def test_the_position_scan_sees_positional_access():
+    assert POSITIONAL.search("self._ax = self.fig.axes[0]") and POSITIONAL.search("cells = ax.texts[: values.size]")
+    assert POSITIONAL.search("self._x, self._centered, self._xhat = self.fig.axes")
+    assert not POSITIONAL.search("return [*ax.images, *ax.patches]") and not POSITIONAL.search("axes = self.fig.axes")

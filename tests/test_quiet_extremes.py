@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import strict_warnings
 
-from lnlib import plots, tiny_lm, training
+from lnlib import figure_kit, plots, tiny_lm, training
 
 BIG = 1e308
 
@@ -69,4 +69,4 @@ def test_token_labels_no_font_can_draw_are_written_as_code_points(token):
     assert plots.to_png(fig).startswith(b"\x89PNG")  # a "Glyph … missing" warning fails here
     label = fig.axes[0].get_yticklabels()[0].get_text()
     assert "U+" in label and label.startswith(token[0] if token[0].isascii() or token[0] == "我" else "U+")
-    assert plots._drawable("我吃苹果 μ σ² ε") == "我吃苹果 μ σ² ε", "what the course draws stays as it is"
+    assert figure_kit.drawable("我吃苹果 μ σ² ε") == "我吃苹果 μ σ² ε", "what the course draws stays as it is"

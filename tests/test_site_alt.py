@@ -9,7 +9,7 @@ from html import unescape
 import nbformat
 
 import lnlib
-from lnlib import plots
+from lnlib import figure_kit, plots
 from tools import build_site
 
 PLACEHOLDER = "No description has been provided for this image"
@@ -25,7 +25,7 @@ def _page(outputs) -> str:
 
 def _figure_output(fig):
     """The output Jupyter stores for a returned lnlib figure: PNG data with the alt text in its metadata."""
-    png, metadata = plots._png_with_alt(fig)
+    png, metadata = figure_kit._png_with_alt(fig)
     return nbformat.v4.new_output(
         "display_data",
         data={"image/png": base64.b64encode(png).decode(), "text/plain": "<Figure>"},

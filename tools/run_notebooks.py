@@ -22,7 +22,7 @@ from nbclient import NotebookClient
 from tools import course
 from tools.outputs import coalesce_notebook
 
-REVEAL_ENV = "LNLIB_REVEAL"  # lnlib.answers.REVEAL_ENV (tools never import lnlib)
+REVEAL_ENV = "LNLIB_REVEAL"  # lnlib.answers.REVEAL_ENV (this runner imports no lnlib: the kernels do)
 
 
 def execute(
