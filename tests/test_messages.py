@@ -219,7 +219,6 @@ choice answer (and every exercise's `synonyms=`)."""
 
 PENDING = {
     "code_exercises": "issue 43: each code exercise's nudge, hint and misconceptions",
-    "code_grading": "issue 43: the verdicts of the code exercise engine",
     "labels": "issue 43",
     "tiny_lm": "issue 43, after issue 42's lean numerics module",
 }
