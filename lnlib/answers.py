@@ -192,7 +192,7 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
     if not body_text(cell):
         print(message("cells.code_empty", name=name))
         return
-    signature = getattr(code_exercises.CODE_EXERCISES[name], "signature", "")
+    signature = str(getattr(code_exercises.CODE_EXERCISES[name], "signature", ""))
     wanted = signature.split("(")[0].strip()
     filename = message("cells.file_exercise", name=name)
     try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .grading import show_array, show_number
-from .i18n import message
+from .i18n import Msg, message
 
 __all__ = ["ANY", "TIME_LIMIT", "Case", "CodeExercise", "FunctionVerdict", "WrongWay", "given", "judge_code"]
 
@@ -29,7 +29,7 @@ TIME_LIMIT = 5.0  # seconds one call of the learner's function may take
 
 @dataclass(frozen=True)
 class Case:
-    label: str  # what this input tests, in Chinese: 随机行、常数行、很大的偏移、(B, T, d) 批量、float32 …
+    label: str | Msg  # what this input tests (a message): a random row, a constant row, a large offset, float32 …
     args: tuple
     rtol: float = 1e-5
     atol: float = 1e-5
@@ -42,18 +42,23 @@ ANY = object()  # in a WrongWay's result: this part is not compared
 class WrongWay:
     """A misconception as code: a function with the exercise's signature that makes exactly this mistake."""
 
-    why: str  # the mistake, in Chinese (a full sentence)
+    said: str | Msg  # the mistake (a message, a full sentence)
     fn: Callable  # its result; a part given as ANY is not compared
+
+    @property
+    def why(self) -> str:
+        """The mistake in the current language."""
+        return str(self.said)
 
 
 @dataclass(frozen=True)
 class CodeExercise:
-    signature: str  # e.g. "layer_norm(x, gamma, beta, eps=1e-5)"
+    signature: str | Msg  # e.g. "layer_norm(x, gamma, beta, eps=1e-5)" (a message where it explains itself)
     reference: Callable  # the same signature, built from lnlib
     cases: Callable[[], list[Case]]  # built on demand from a fixed seed
-    hint: str  # the full solution, shown only when asked (lnlib.hint)
-    nudge: str = ""  # the concept, shown from the second wrong try on
-    near: str = ""  # what a result that is off by very little usually means, for this exercise
+    hint: str | Msg  # the full solution, shown only when asked (lnlib.hint)
+    nudge: str | Msg = ""  # the concept, shown from the second wrong try on
+    near: str | Msg = ""  # what a result that is off by very little usually means, for this exercise
     mistakes: tuple[WrongWay, ...] = field(default_factory=tuple)
 
 
@@ -169,7 +174,7 @@ def _exception_text(err: BaseException) -> str:
 
 def _result_names(ex: CodeExercise) -> list[str]:
     """The names of a multi-part result, from the signature's "-> (y, new_running_mean, …)"."""
-    _, arrow, after = ex.signature.partition("->")
+    _, arrow, after = str(ex.signature).partition("->")
     if not arrow:
         return []
     inner = after.strip()
@@ -381,7 +386,7 @@ def _fmt(value) -> str:
         if isinstance(value, tuple):
             return "(" + ", ".join(_fmt(v) for v in value) + ")"
         if callable(value) and not isinstance(value, np.ndarray):
-            return getattr(value, "shown_as", "") or getattr(value, "__name__", "") or message("code.a_function")
+            return str(getattr(value, "shown_as", "") or getattr(value, "__name__", "") or message("code.a_function"))
         arr, why = _to_array(value)
         if arr is None:
             return f"（{_type_name(value)}：{why}）"
@@ -400,7 +405,8 @@ def _fmt(value) -> str:
 
 def _inputs(ex: CodeExercise, case: Case) -> str:
     """The case's arguments, each named as in the signature: x = …, gamma = …"""
-    inner = ex.signature[ex.signature.index("(") + 1 : ex.signature.index(")")]
+    signature = str(ex.signature)
+    inner = signature[signature.index("(") + 1 : signature.index(")")]
     names = [p.split("=")[0].strip() for p in inner.split(",")]
     return message("code.input_separator").join(f"{n} = {_fmt(a)}" for n, a in zip(names, case.args, strict=False))
 

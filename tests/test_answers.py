@@ -209,7 +209,7 @@ BROKEN = {
 
 @pytest.mark.parametrize(("stem", "name", "source"), CODE_CELLS, ids=[f"{s[:2]}-{n}" for s, n, _ in CODE_CELLS])
 def test_every_code_cell_reports_broken_code_in_chinese(stem, name, source, capsys):
-    wanted = CODE_EXERCISES[name].signature.split("(")[0]
+    wanted = str(CODE_EXERCISES[name].signature).split("(")[0]
     assert f"def {wanted}(" in source, "the starting cell defines the function the checker names"
     assert "还没写" in run_code(source, capsys), "the placeholder runs and says it is not written yet"
     for case, (body, why) in BROKEN.items():
