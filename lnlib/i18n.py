@@ -16,6 +16,7 @@ chosen (an exercise's mistakes are defined at import).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 LANGUAGES = ("zh", "en")
@@ -117,6 +118,27 @@ class Msg:
 
     def __hash__(self) -> int:
         return hash((self.key, self.fields, self.count))
+
+
+class Words(Mapping):
+    """A table code → message key that reads as a dict of words (`STAGE_LABELS["mean"]`), looked up when read."""
+
+    __slots__ = ("keys_",)
+
+    def __init__(self, keys: dict[str, str]):
+        self.keys_ = keys
+
+    def __getitem__(self, code: str) -> str:
+        return message(self.keys_[code])
+
+    def __iter__(self):
+        return iter(self.keys_)
+
+    def __len__(self) -> int:
+        return len(self.keys_)
+
+    def __repr__(self) -> str:
+        return f"Words({dict(self)!r})"
 
 
 def lazy(key: str, /, *, count: int | None = None, **fields) -> Msg:

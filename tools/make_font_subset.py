@@ -69,8 +69,8 @@ def lnlib_strings(root: Path = ROOT) -> list[str]:
     return out + catalogue_strings()
 
 
-PRINTED_DOMAINS = frozenset({"feedback"})
-"""Message domains (lnlib/locale) whose text is only printed, never drawn in a figure."""
+PRINTED_DOMAINS = frozenset({"feedback", "exercises", "code", "codex"})
+"""Message domains (lnlib/locale) whose text is only printed, never drawn in a figure (the words of PRINTED_ONLY)."""
 
 
 def catalogue_strings() -> list[str]:
