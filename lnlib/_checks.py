@@ -150,7 +150,7 @@ def param_array(value, x: np.ndarray, axes: tuple[int, ...], name: str) -> np.nd
     return arr.reshape(shape)
 
 
-def result_dtype(*arrays: np.ndarray) -> np.dtype:
+def result_dtype(*arrays: np.ndarray | None) -> np.dtype:
     """The widest float dtype among the inputs (the dtype results are returned in)."""
     return np.result_type(*[a.dtype for a in arrays if a is not None])
 

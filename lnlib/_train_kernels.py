@@ -12,8 +12,9 @@ import math
 import numpy as np
 
 from . import _fast
+from ._lean import LN_EPS
 
-LN_EPS, RMS_EPS = 1e-5, 1e-6
+RMS_EPS = 1e-6
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8  # Adam's constants, here for the compiled update (see lnlib.optim)
 
 

@@ -6,14 +6,18 @@ Introduced in notebook 12.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import as_real_array, check_eps, check_nonempty, normalized_axes, param_array, result_dtype
 from ._stats import moments, row_sums, to_dtype
 
 
-def layer_norm_backward(dy, x, gamma=None, *, eps: float = 1e-5, axis=-1):
+def layer_norm_backward(
+    dy: ArrayLike, x: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = 1e-5, axis: int | tuple[int, ...] = -1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gradients of y = γ ⊙ x̂ + β given dL/dy: returns (dx, dgamma, dbeta).
 
     dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε) with g = dy ⊙ γ, means over the normalized axes;
@@ -45,7 +49,7 @@ def layer_norm_backward(dy, x, gamma=None, *, eps: float = 1e-5, axis=-1):
     return to_dtype(dx, dtype), to_dtype(dgamma, dtype), to_dtype(dbeta, dtype)
 
 
-def numerical_gradient(f, x, h: float = 1e-6) -> np.ndarray:
+def numerical_gradient(f: Callable[[np.ndarray], object], x: ArrayLike, h: float = 1e-6) -> np.ndarray:
     """Central differences (f(x + h·e_i) − f(x − h·e_i)) / 2h of a scalar function f, element by element."""
     if not callable(f):
         raise TypeError(f"f: expected a function of x returning a number, got {type(f).__name__}")
@@ -74,7 +78,7 @@ def _moved(arr: np.ndarray, i: int, value: float) -> np.ndarray:
     return probe
 
 
-def _scalar_value(value) -> float:
+def _scalar_value(value: object) -> float:
     """f(x) must be one real number (a loss); a vector or a string gets an error naming f."""
     arr = np.asarray(value)
     if arr.dtype.kind == "b":  # True − False = 1 would pass for a slope
@@ -86,7 +90,7 @@ def _scalar_value(value) -> float:
     return float(arr.reshape(()))
 
 
-def layer_norm_jacobian(x, gamma=None, *, eps: float = 1e-5) -> np.ndarray:
+def layer_norm_jacobian(x: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = 1e-5) -> np.ndarray:
     """The d × d Jacobian ∂y_i/∂x_j of y = layer_norm(x, γ) for ONE vector x of length d (float64).
 
     J = diag(γ) · (I − 11ᵀ/d − x̂x̂ᵀ/d) / √(σ² + ε): row i is the dx that dy = e_i produces.

@@ -1,7 +1,6 @@
 """The course's words and number formatting: a word or format used in two or more modules lives here, and tables,
 plots and explorers import it (words of one figure or one table stay with it). Compute code returns codes ("post",
-"trains"), which the renderers turn into words; lnlib.training_map's outcome words (notebook 15 compares with them)
-are the one exception, taken from here.
+"trains"), which the renderers turn into words.
 
 Chinese labels follow the project's spacing rule: one space between Chinese and Latin letters or digits
 ("第 1 维", not "第1维").

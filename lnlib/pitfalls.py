@@ -36,11 +36,6 @@ def variance_unbiased(x) -> np.ndarray:
     return variance(arr) * d / (d - 1)
 
 
-def std_unbiased(x) -> np.ndarray:
-    """σ with ÷ (d − 1): √(Σ(x − μ)² / (d − 1))."""
-    return np.sqrt(variance_unbiased(x))
-
-
 def normalize_unbiased(x, eps: float = 1e-5) -> np.ndarray:
     """(x − μ) / √(σ²_{d−1} + ε): LayerNorm computed with the wrong (÷ (d − 1)) variance."""
     eps = check_eps(eps)

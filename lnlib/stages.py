@@ -9,27 +9,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _stats
 from ._checks import as_real_array, check_eps, check_nonempty, param_array, result_dtype
 from ._stats import moments, to_dtype
 
 
-def _prepare(x, name="x"):
+def _prepare(x: ArrayLike, name: str = "x") -> tuple[np.ndarray, tuple[int]]:
     arr = as_real_array(x, name)
     axes = (arr.ndim - 1,)
     check_nonempty(arr, axes, name)
     return arr, axes
 
 
-def mean(x) -> np.ndarray:
+def mean(x: ArrayLike) -> np.ndarray:
     """μ: the average of each row (last axis)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
     return to_dtype(m.mu()[..., 0], arr.dtype)
 
 
-def center(x) -> np.ndarray:
+def center(x: ArrayLike) -> np.ndarray:
     """x − μ: each row shifted so that it averages 0 (same shape as x)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
@@ -37,28 +38,28 @@ def center(x) -> np.ndarray:
         return to_dtype(m.scale * m.centered(arr.astype(np.float64)), arr.dtype)
 
 
-def variance(x) -> np.ndarray:
+def variance(x: ArrayLike) -> np.ndarray:
     """σ²: the mean squared deviation of each row, divided by d (the biased variance LayerNorm uses)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
     return to_dtype(m.variance()[..., 0], arr.dtype)
 
 
-def std(x) -> np.ndarray:
+def std(x: ArrayLike) -> np.ndarray:
     """σ = √σ² (without ε)."""
     arr, axes = _prepare(x)
     m = moments(arr, axes)
     return to_dtype(m.sigma()[..., 0], arr.dtype)
 
 
-def normalize(x, eps: float = 1e-5) -> np.ndarray:
+def normalize(x: ArrayLike, eps: float = 1e-5) -> np.ndarray:
     """x̂ = (x − μ) / √(σ² + ε), row by row."""
     eps = check_eps(eps)
     arr, axes = _prepare(x)
     return to_dtype(moments(arr, axes).xhat(arr, eps), arr.dtype)
 
 
-def affine(x_hat, gamma=None, beta=None) -> np.ndarray:
+def affine(x_hat: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None) -> np.ndarray:
     """y = γ ⊙ x̂ + β, with γ and β of length d (None means γ = 1, β = 0)."""
     arr, axes = _prepare(x_hat, "x_hat")
     g = param_array(gamma, arr, axes, "gamma")
@@ -85,7 +86,9 @@ class LayerNormSteps:
     output: np.ndarray
 
 
-def layer_norm_steps(x, gamma=None, beta=None, eps: float = 1e-5) -> LayerNormSteps:
+def layer_norm_steps(
+    x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None, eps: float = 1e-5
+) -> LayerNormSteps:
     """Run LayerNorm on the last axis and keep every stage (x, μ, x − μ, σ², σ, √(σ²+ε), x̂, γ, β, y)."""
     eps = check_eps(eps)
     arr, axes = _prepare(x)
@@ -122,4 +125,4 @@ def variance_shares(rows: np.ndarray) -> np.ndarray:
     flat = np.asarray(rows, dtype=np.float64).reshape(-1, np.shape(rows)[-1])
     centred = flat - flat.mean(axis=-1, keepdims=True)
     total = (centred * centred).sum(axis=0)
-    return total / total.sum()
+    return np.asarray(total / total.sum())

@@ -22,7 +22,8 @@ from importlib import resources
 
 import numpy as np
 
-from . import tiny_corpus
+from . import _lean, tiny_corpus
+from ._lean import LN_EPS, outer_sum
 from .i18n import message
 from .stages import variance_shares as variance_shares  # notebook 16 calls it here
 from .training import adam_step, warmup_lr
@@ -32,8 +33,6 @@ WEIGHTS_FILE = "tiny_lm_weights.npz"
 # sha256 of the shipped weights' values (`digest`): names in sorted order, each array's float64 bytes
 DIGEST = "67a61f730feece217278af559022e0a041afdfb6d4ac1a9c040f9e272654cee1"
 DIGEST_KERNEL = "SkylakeX"  # the OpenBLAS kernel they were trained on; another kernel trains another model
-LM_EPS = 1e-5
-ABLATION_MODES = ("ln", "none", "rms", "frozen")
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class Ablation:
 
     mode: str = "ln"
     where: tuple[str, ...] | None = None
-    eps: float = LM_EPS
+    eps: float = LN_EPS
     frozen: dict = field(default_factory=dict)
 
     def applies(self, name: str) -> bool:
@@ -127,7 +126,7 @@ class Forward:
 def _norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, name: str, ab: Ablation):
     """(y, mu, sd, xhat) of one normalization over the last axis, as `ab` says for LayerNorm `name`."""
     mode = ab.mode if ab.applies(name) else "ln"
-    eps = ab.eps if ab.applies(name) else LM_EPS
+    eps = ab.eps if ab.applies(name) else LN_EPS
     if mode == "none":
         return x.copy(), None, None, x
     if mode == "rms":
@@ -203,21 +202,8 @@ def forward(model: Model, ids, ablation: Ablation = NORMAL) -> Forward:
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
     """Mean cross-entropy (nats) of `logits` (…, V) against integer `targets` (…) and its gradient."""
-    with np.errstate(over="ignore"):  # 1e308 − (−1e308) = inf: that logit's probability is exactly 0
-        z = logits - logits.max(axis=-1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-    flat = logp.reshape(-1, logp.shape[-1])
-    tgt = np.asarray(targets).reshape(-1)
-    loss = -flat[np.arange(len(tgt)), tgt].mean()
-    grad = np.exp(flat)
-    grad[np.arange(len(tgt)), tgt] -= 1
-    return float(loss), (grad / len(tgt)).reshape(logits.shape)
-
-
-def _wgrad(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Σ over rows of aᵀ·b for (B, T, m) and (B, T, n): one small product per sequence, then summed in order, so
-    OpenBLAS never wakes its thread pool for these (a (m × B·T) product would)."""
-    return np.matmul(a.transpose(0, 2, 1), b).sum(axis=0)
+    loss, grad = _lean.xent(logits.reshape(-1, logits.shape[-1]), np.asarray(targets).reshape(-1))
+    return float(loss), grad.reshape(logits.shape)
 
 
 def backward(model: Model, fwd: Forward, dlogits: np.ndarray) -> dict[str, np.ndarray]:
@@ -229,7 +215,7 @@ def backward(model: Model, fwd: Forward, dlogits: np.ndarray) -> dict[str, np.nd
     g = {}
     xhat, sd, z = c["final"]
     flat = dlogits.reshape(-1, dlogits.shape[-1])
-    g["out"] = _wgrad(z, dlogits)
+    g["out"] = outer_sum(z, dlogits)
     g["out.b"] = flat.sum(axis=0)
     dh, g["final.g"], g["final.b"] = _norm_backward(dlogits @ p["out"].T, xhat, sd, p["final.g"])
     for i in range(cfg.layers, 0, -1):
@@ -238,15 +224,15 @@ def backward(model: Model, fwd: Forward, dlogits: np.ndarray) -> dict[str, np.nd
             xhat, sd, z = c[name]
             if part == "mlp":
                 u, r = c[f"{i}.relu"]
-                g[f"{i}.w2"] = _wgrad(r, dh)
+                g[f"{i}.w2"] = outer_sum(r, dh)
                 g[f"{i}.b2"] = dh.reshape(-1, d).sum(axis=0)
                 du = (dh @ p[f"{i}.w2"].T) * (u > 0)
-                g[f"{i}.w1"] = _wgrad(z, du)
+                g[f"{i}.w1"] = outer_sum(z, du)
                 g[f"{i}.b1"] = du.reshape(-1, cfg.hidden).sum(axis=0)
                 dz = du @ p[f"{i}.w1"].T
             else:
                 q, k, v, a, o = c[f"{i}.att"]
-                g[f"{i}.wo"] = _wgrad(o, dh)
+                g[f"{i}.wo"] = outer_sum(o, dh)
                 do = (dh @ p[f"{i}.wo"].T).reshape(bsz, t, heads, hd).transpose(0, 2, 1, 3)
                 da = do @ v.transpose(0, 1, 3, 2)
                 dv = a.transpose(0, 1, 3, 2) @ do
@@ -254,7 +240,7 @@ def backward(model: Model, fwd: Forward, dlogits: np.ndarray) -> dict[str, np.nd
                 dq = ds @ k
                 dk = ds.transpose(0, 1, 3, 2) @ q
                 dqkv = np.concatenate([x.transpose(0, 2, 1, 3).reshape(bsz, t, d) for x in (dq, dk, dv)], axis=-1)
-                g[f"{i}.qkv"] = _wgrad(z, dqkv)
+                g[f"{i}.qkv"] = outer_sum(z, dqkv)
                 dz = dqkv @ p[f"{i}.qkv"].T
             dx, g[f"{name}.g"], g[f"{name}.b"] = _norm_backward(dz, xhat, sd, p[f"{name}.g"])
             dh = dh + dx

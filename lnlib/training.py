@@ -39,9 +39,11 @@ import numpy as np
 
 from . import _budget
 from . import transformer as tf
+from ._lean import LN_EPS
+from ._lean import xent as _xent
 from ._stats import BN_MOMENTUM, running_update
-from ._train_kernels import LN_EPS, lean_standardize, lean_standardize_backward
 from ._train_kernels import RMS_EPS as RMS_EPS  # the names below are re-exported: lnlib.training.Adam …
+from ._train_kernels import lean_standardize, lean_standardize_backward
 from ._train_kernels import rms_backward as rms_backward
 from ._train_kernels import rms_scale as rms_scale
 from .optim import ADAM_EPS as ADAM_EPS
@@ -64,28 +66,6 @@ def global_norms(grad: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- layers: forward and hand-written backward
-
-
-def _xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Softmax cross-entropy over the last axis, rows along the second-to-last; leading axes (runs) kept apart.
-    Returns (mean loss per leading index, dL/dlogits)."""
-    n = logits.shape[-2]
-    shifted = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
-    log_p = shifted - np.log(np.add.reduce(np.exp(shifted), axis=-1, keepdims=True))
-    rows = np.arange(n)
-    losses = -np.add.reduce(log_p[..., rows, labels], axis=-1) / n
-    d = np.exp(log_p)
-    d[..., rows, labels] -= 1.0
-    d /= n
-    return losses, d
-
-
-def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
-    """Mean over rows of −log softmax(logits)[label]; returns (loss, dL/dlogits = (softmax − one-hot) / rows)."""
-    z = np.asarray(logits, dtype=np.float64)
-    with np.errstate(over="ignore"):  # 1e308 − (−1e308) = inf: that logit's probability is exactly 0
-        loss, d = _xent(z.reshape(-1, z.shape[-1]), np.asarray(labels).reshape(-1))
-    return float(loss), d.reshape(z.shape)
 
 
 def _t(a: np.ndarray) -> np.ndarray:
@@ -128,6 +108,7 @@ class Run:
     test_accuracy: float  # accuracy on held-out data after training (nan if diverged)
     snapshots: dict[int, Snapshot] = field(default_factory=dict)  # MLP only: per-layer signals at recorded steps
     model: object = field(default=None, repr=False)  # the trained model (MLP: to evaluate BatchNorm modes)
+    stop_reason: str = ""  # why a diverged run stopped: "nonfinite", "blowup" (a step of the first WINDOW) or "window"
 
 
 # ---------------------------------------------------------------- argument checks
@@ -674,7 +655,7 @@ def _train(model, batch, settings, steps: int, record, snap) -> list[Run]:
     n = len(settings)
     lrs = np.array([[warmup_lr(s, lr, w) for lr, w in settings] for s in range(steps)])
     losses, norms = np.full((steps, n), np.nan), np.full((steps, n), np.nan)
-    length, diverged = np.full(n, steps), np.zeros(n, dtype=bool)
+    length, diverged, reason = np.full(n, steps), np.zeros(n, dtype=bool), [""] * n
     rows = np.arange(n)  # the run held in each row of the model
     final: dict[int, object] = {}  # each run's model when it stopped
     snapshots: list[dict[int, Snapshot]] = [{} for _ in range(n)]
@@ -685,13 +666,15 @@ def _train(model, batch, settings, steps: int, record, snap) -> list[Run]:
             loss, trace = (out[0], out[1:]) if isinstance(out, tuple) else (out, None)
             norm = global_norms(model.p.grad)
             losses[step, rows], norms[step, rows] = loss, norm
-            ok = np.isfinite(loss) & np.isfinite(norm) & ~_blown_up(losses[:, rows], step)
+            finite = np.isfinite(loss) & np.isfinite(norm)
+            ok = finite & ~_blown_up(losses[:, rows], step)
             if snap is not None and (step in record or (step == steps - 1 and -1 in record)):
                 for i in np.flatnonzero(ok):
                     snapshots[rows[i]][step] = snap(step, trace, i)
             for i in np.flatnonzero(~ok):  # run rows[i] stops here, as it is
                 final[rows[i]] = model.single(i)
                 length[rows[i]], diverged[rows[i]] = step + 1, True
+                reason[rows[i]] = "nonfinite" if not finite[i] else ("blowup" if step < WINDOW else "window")
             if not ok.any():
                 break
             if not ok.all():
@@ -709,6 +692,7 @@ def _train(model, batch, settings, steps: int, record, snap) -> list[Run]:
             math.nan,
             snapshots[r],
             final[r],
+            reason[r],
         )
         for r in range(n)
     ]
@@ -763,14 +747,3 @@ def _as_list(name: str, values) -> list:
 def final_loss(run: Run, last: int = 20) -> float:
     """The mean training loss of the last `last` steps, or NaN if the run diverged."""
     return math.nan if run.diverged else float(np.mean(run.losses[-last:]))
-
-
-def trains(run: Run, last: int = 20) -> bool:
-    """A run 'trains' when it did not diverge and its final loss is at most half of its first loss."""
-    return not run.diverged and final_loss(run, last) <= 0.5 * run.losses[0]
-
-
-def outcome(run: Run) -> str:
-    """ "trains", "stuck" (no blow-up, but the loss did not halve) or "diverged": a code, whose words are
-    lnlib.labels.OUTCOME_WORDS."""
-    return "diverged" if run.diverged else ("trains" if trains(run) else "stuck")

@@ -25,16 +25,17 @@ LRS = (1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)
 SEEDS = (0, 1, 2, 3, 4)
 STEPS = 150
 TRAINED_LOSS = math.log(3) / 2  # 学会: final loss ≤ half of ln 3
-OUTCOMES = tuple(OUTCOME_WORDS.values())  # the words (notebook 15 compares outcome_of with 学会)
+OUTCOMES = tuple(OUTCOME_WORDS)  # the codes; labels.OUTCOME_WORDS has their words
 STORED_DIGITS = 4  # significant digits kept in the stored file (the notebook shows at most 2 decimals)
 PATH = Path(__file__).with_name("outcome_map.json")
 
 
 def outcome_of(loss: float) -> str:
-    """'发散' for NaN (a diverged run), '学会' for a final loss ≤ ln 3 / 2, else '卡住' (labels.OUTCOME_WORDS)."""
+    """The one rule of "learned": "diverged" for NaN (`training.final_loss` of a diverged run), "trains" for a final
+    loss ≤ ln 3 / 2, else "stuck" (codes: labels.OUTCOME_WORDS has the words)."""
     if not math.isfinite(loss):
-        return OUTCOME_WORDS["diverged"]
-    return OUTCOME_WORDS["trains" if loss <= TRAINED_LOSS else "stuck"]
+        return "diverged"
+    return "trains" if loss <= TRAINED_LOSS else "stuck"
 
 
 def rounded(loss: float) -> float:

@@ -14,12 +14,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .figure_kit import GUIDE, MUTED_INK, OKABE_ITO, casing, ink_on, new_figure, outlined, use_cjk_font
-from .labels import NORM_NAMES, OUTCOME_WORDS, RESIDUAL_FORMS, layer_label, number
+from .labels import NORM_NAMES, RESIDUAL_FORMS, layer_label, number
 from .training import Run, Snapshot
 
 BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
 NAMES = {**NORM_NAMES, "post": RESIDUAL_FORMS["post"], "pre": RESIDUAL_FORMS["pre"]}  # notebook 15's variants
-LEARNED, DIVERGED = OUTCOME_WORDS["trains"], OUTCOME_WORDS["diverged"]  # the keys of OutcomeMap.counts
+LEARNED, DIVERGED = "trains", "diverged"  # the keys of OutcomeMap.counts (training_map.outcome_of's codes)
 STYLES = {  # key: (colour, line style, marker); the MLP's four and the Transformer's two each stay apart
     "none": (BLACK, ":", "x"),
     "layer": (BLUE, "-", "o"),
@@ -292,70 +292,6 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
     axes[0, 0].set_ylabel("个数")
     axes[1, 0].set_ylabel("个数")
     axes[0, 0].legend(fontsize=7)
-    return fig
-
-
-def sweep_plot(
-    final_losses: dict, lrs, *, first_loss: float | None = None, guide_label: str | None = None, title: str = ""
-) -> Figure:
-    """The loss reached at the end of training against the learning rate, one line per variant; a × on the top
-    edge (one row per variant) marks a learning rate at which that variant diverged (its value is NaN).
-
-    first_loss: draw a dotted guide line at first_loss / 2, labelled `guide_label` (default: what it is, "half of
-    <first_loss>"). A guide only: `lnlib.training.trains` compares each run with its OWN first loss."""
-    lrs = _series(lrs, "lrs")
-    if not isinstance(final_losses, dict) or not final_losses:
-        raise TypeError(f"final_losses: expected a non-empty dict {{variant: losses}}, got {final_losses!r:.40}")
-    for key, values in final_losses.items():
-        if _series(values, "final_losses", key).size != lrs.size:
-            raise ValueError(f"final_losses[{key!r:.40}]: expected {lrs.size} values, one per learning rate")
-    if not any(np.isfinite(np.asarray(v, dtype=np.float64)).any() for v in final_losses.values()):
-        raise ValueError("final_losses: every run diverged (all NaN); there is no loss to draw")
-    if first_loss is not None and not (isinstance(first_loss, int | float) and np.isfinite(first_loss)):
-        raise TypeError(f"first_loss: expected a finite number or None, got {first_loss!r:.40}")
-    use_cjk_font()
-    lines = []
-    for key, values in final_losses.items():
-        values = np.asarray(values, dtype=np.float64)
-        text = f"{label(key)} = [{', '.join('发散' if not np.isfinite(v) else f'{v:.3g}' for v in values)}]"
-        lines.append(text)
-    alt = (
-        f"{title + '：' if title else ''}折线图，横轴是对数刻度的学习率 {_sig(lrs)}，纵轴是对数刻度的训练结束时的损失"
-        f"（最后 20 步的平均），发散的学习率画成顶上的 ×：" + "；".join(lines) + "。"
-    )
-    if first_loss is not None:
-        guide_label = guide_label or f"{first_loss:.3g} 的一半 = {first_loss / 2:.3g}"
-        alt += f"点线：{guide_label}。"
-    fig = new_figure((6.4, 3.8), alt)
-    ax = fig.subplots()
-    top = max(float(np.nanmax(v)) for v in final_losses.values() if np.isfinite(v).any()) * 3
-    for i, (key, values) in enumerate(final_losses.items()):
-        values = np.asarray(values, dtype=np.float64)
-        kw = style(key, i)
-        ok = np.isfinite(values)
-        ax.plot(lrs[ok], values[ok], label=label(key), markersize=6, **kw)
-        row = top * 1.5**i  # one row of × per variant, so markers at the same learning rate do not hide each other
-        ax.plot(
-            lrs[~ok],
-            np.full((~ok).sum(), row),
-            marker="X",
-            markersize=10,
-            linestyle="none",
-            color=kw["color"],
-            markeredgecolor=kw.get("markeredgecolor", kw["color"]),
-            gid="marker",
-        )
-    if first_loss is not None:
-        ax.axhline(first_loss / 2, color=GUIDE, linewidth=1, linestyle=(0, (1, 3)), gid="guide")
-        ax.text(lrs[0], first_loss / 2, f" {guide_label}", va="bottom", fontsize=8, color=MUTED_INK)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("学习率（对数刻度）")
-    ax.set_ylabel("最后 20 步的平均损失；× = 发散")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=10)
     return fig
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _budget
 from ._checks import as_real_array
+from ._lean import LN_EPS, outer_sum
 from .grad import layer_norm_backward
 from .norms import layer_norm
 
@@ -28,7 +29,6 @@ RESIDUAL_FORM_KEYS = ("post", "pre", "none", "deepnorm")
 """Where the normalization sits in each residual block (see the module docstring); `form=` takes one of these."""
 SEQUENCES, N_TOKENS = 4, 16  # the batch of the depth experiments: 4 sequences of 16 tokens
 HIDDEN_RATIO = 4  # feed-forward hidden width = 4 × model width, as in the original Transformer
-EPS = 1e-5
 
 
 # ---------------------------------------------------------------- attention (notebook 10)
@@ -201,7 +201,7 @@ class Sublayer:
         w, u = self.w, c["u"]
         if self.kind == "ffn":
             dz = (dout @ w["w2"].T) * (c["z"] > 0)
-            grads = {"w1": _outer_sum(u, dz), "w2": _outer_sum(c["a"], dout)}
+            grads = {"w1": outer_sum(u, dz), "w2": outer_sum(c["a"], dout)}
             return dz @ w["w1"].T, grads
         scale = 1.0 / np.sqrt(u.shape[-1])
         do = dout @ w["wo"].T
@@ -211,25 +211,12 @@ class Sublayer:
         dq = ds @ c["k"] * scale
         dk = np.swapaxes(ds, -1, -2) @ c["q"] * scale
         grads = {
-            "wq": _outer_sum(u, dq),
-            "wk": _outer_sum(u, dk),
-            "wv": _outer_sum(u, dv),
-            "wo": _outer_sum(c["o"], dout),
+            "wq": outer_sum(u, dq),
+            "wk": outer_sum(u, dk),
+            "wv": outer_sum(u, dv),
+            "wo": outer_sum(c["o"], dout),
         }
         return dq @ w["wq"].T + dk @ w["wk"].T + dv @ w["wv"].T, grads
-
-
-def _outer_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Σ over every token of aᵀ b: the gradient of a weight matrix W in b = a W.
-
-    Summed one sequence at a time (a batch of small products), not as one (all tokens)ᵀ × (all tokens) product:
-    OpenBLAS splits a product that big over its thread pool, and for matrices this small waking the pool costs
-    more than the product (about 10× slower on 2 busy cores); it runs each per-sequence product on one thread.
-    """
-    if a.ndim < 3:
-        return a.reshape(-1, a.shape[-1]).T @ b.reshape(-1, b.shape[-1])
-    per_sequence = np.swapaxes(a, -1, -2).reshape(-1, a.shape[-1], a.shape[-2]) @ b.reshape(-1, *b.shape[-2:])
-    return per_sequence.sum(axis=0)
 
 
 @dataclass
@@ -286,17 +273,17 @@ def stack_forward(stack: Stack, x) -> tuple[np.ndarray, list[np.ndarray], list[d
     stream, caches = [x], []
     for sub in stack.sublayers:
         if stack.form == "pre":
-            f, cache = sub.forward(layer_norm(x, eps=EPS))
+            f, cache = sub.forward(layer_norm(x, eps=LN_EPS))
             s = x + f
             x = s
         else:
             f, cache = sub.forward(x)
             s = stack.alpha * x + f
-            x = s if stack.form == "none" else layer_norm(s, eps=EPS)
+            x = s if stack.form == "none" else layer_norm(s, eps=LN_EPS)
         cache.update(x_in=stream[-1], s=s)
         caches.append(cache)
         stream.append(x)
-    out = layer_norm(x, eps=EPS) if stack.form == "pre" else x
+    out = layer_norm(x, eps=LN_EPS) if stack.form == "pre" else x
     return out, stream, caches
 
 
@@ -312,15 +299,15 @@ def stack_backward(stack: Stack, x, target) -> list[dict[str, np.ndarray]]:
     y, stream, caches = stack_forward(stack, x)
     g = (y - target) / (y.size // y.shape[-1])  # dL/dy
     if stack.form == "pre":
-        g = layer_norm_backward(g, stream[-1], eps=EPS)[0]
+        g = layer_norm_backward(g, stream[-1], eps=LN_EPS)[0]
     grads: list[dict[str, np.ndarray]] = [{} for _ in stack.sublayers]
     for i in reversed(range(len(stack.sublayers))):
         sub, c = stack.sublayers[i], caches[i]
         if stack.form == "pre":  # x' = x + F(LN(x))
             dinp, grads[i] = sub.backward(g, c)
-            g = g + layer_norm_backward(dinp, c["x_in"], eps=EPS)[0]
+            g = g + layer_norm_backward(dinp, c["x_in"], eps=LN_EPS)[0]
         else:  # x' = LN(α·x + F(x)), or α·x + F(x) without the LN
-            ds = g if stack.form == "none" else layer_norm_backward(g, c["s"], eps=EPS)[0]
+            ds = g if stack.form == "none" else layer_norm_backward(g, c["s"], eps=LN_EPS)[0]
             dinp, grads[i] = sub.backward(ds, c)
             g = stack.alpha * ds + dinp
     return grads

@@ -24,7 +24,6 @@ from .explorers import (
     VarianceExplorer,
     VectorExplorer,
     error_html,
-    offline_notice,
 )
 from .text_input import MAX_VALUES, parse_vector
 
@@ -46,6 +45,5 @@ __all__ = [
     "VarianceExplorer",
     "VectorExplorer",
     "error_html",
-    "offline_notice",
     "parse_vector",
 ]

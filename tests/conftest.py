@@ -47,10 +47,11 @@ def _fresh_tries():
     _record.forget_tries()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _compiled_loops_ready():
+@pytest.fixture(scope="session")
+def compiled_loops_ready():
     """lnlib compiles its numba loops in a background thread and meanwhile takes the numpy path (the same bits);
-    tests that compare the two paths need the compiled loops, so every test session waits for them once."""
+    the test files that compare the two paths ask for this (`pytestmark`), so a session that runs one waits for
+    the loops once, and any other session starts at once."""
     from lnlib import _fast, training  # noqa: F401  (importing lnlib.training registers its loops)
 
     _fast.warm_up(wait=True)

@@ -199,8 +199,6 @@ BAD = [
     ("tplots-loss-curves-item", lambda: TP.loss_curves({"layer": [1.0]}), TypeError, "runs:"),
     ("tplots-layer-scales", lambda: TP.layer_scales({}, {}), ValueError, "before:"),
     ("tplots-histograms", lambda: TP.activation_histograms(None, None), TypeError, "before:"),
-    ("tplots-sweep-lrs", lambda: TP.sweep_plot({"layer": [1.0]}, None), TypeError, "lrs:"),
-    ("tplots-sweep-losses", lambda: TP.sweep_plot({"layer": [1.0, 2.0]}, [1e-3]), ValueError, "final_losses"),
     ("tplots-batch-sizes", lambda: TP.batch_size_plot({"layer": [0.5]}, None), TypeError, "batch_sizes:"),
     ("tplots-select", lambda: TP.select(None, ["layer"], 1e-3, 0), TypeError, "grid:"),
     ("tplots-explorer-none", lambda: TP.explorer_figure({}, ["layer"], 1e-3, 0), ValueError, "variants:"),

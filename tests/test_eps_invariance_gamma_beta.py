@@ -65,10 +65,10 @@ def test_eps_placement_table_gap_grows_as_spread_shrinks():
 
 def test_divide_by_d_versus_d_minus_1():
     assert lnlib.std(APPLE) == pytest.approx(math.sqrt(5))  # 2.236
-    assert pitfalls.std_unbiased(APPLE) == pytest.approx(math.sqrt(20 / 3))  # 2.582
-    assert pitfalls.std_unbiased(APPLE) == pytest.approx(np.std(APPLE, ddof=1))
+    assert pitfalls.variance_unbiased(APPLE) == pytest.approx(20 / 3)  # σ = 2.582
+    assert pitfalls.variance_unbiased(APPLE) == pytest.approx(np.var(APPLE, ddof=1))
     assert round(float(lnlib.std(APPLE)), 3) == 2.236
-    assert round(float(pitfalls.std_unbiased(APPLE)), 3) == 2.582
+    assert round(math.sqrt(pitfalls.variance_unbiased(APPLE)), 3) == 2.582
     wrong = pitfalls.normalize_unbiased(APPLE, eps=0)
     assert np.allclose(wrong, np.array([-3, -1, 1, 3]) / math.sqrt(20 / 3))
     assert np.var(wrong) == pytest.approx(3 / 4)
@@ -81,7 +81,7 @@ def test_divide_by_d_versus_d_minus_1():
 def test_unbiased_matches_torch_std_default():
     torch = pytest.importorskip("torch")
     t = torch.tensor([APPLE], dtype=torch.float64)
-    assert float(torch.std(t)) == pytest.approx(float(pitfalls.std_unbiased(APPLE)))
+    assert float(torch.std(t)) ** 2 == pytest.approx(float(pitfalls.variance_unbiased(APPLE)))
     assert float(torch.std(t, unbiased=False)) == pytest.approx(float(lnlib.std(APPLE)))
 
 

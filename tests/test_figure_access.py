@@ -128,11 +128,6 @@ FIGURES = {
     "training_plots.loss_curves_grad": lambda: training_plots.loss_curves(XIONG, grad_norms=True),
     "training_plots.layer_scales": lambda: training_plots.layer_scales(BEFORE, AFTER),
     "training_plots.activation_histograms": lambda: training_plots.activation_histograms(BEFORE, AFTER),
-    "training_plots.sweep_plot": lambda: training_plots.sweep_plot(
-        {"none": [0.9, np.nan, np.nan], "layer": [0.6, 0.1, np.nan], "batch": [0.6, 0.2, 0.3], "rms": [0.6, 0.1, 0.5]},
-        (1e-3, 1e-2, 1e-1),
-        first_loss=np.log(3),
-    ),
     "training_plots.batch_size_plot": lambda: training_plots.batch_size_plot(
         {
             "layer": [0.95, 0.95, 0.95],

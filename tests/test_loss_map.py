@@ -47,10 +47,10 @@ def assert_agrees(fresh: float, kept: np.ndarray, what, lr: float) -> None:
 
 def test_outcome_rule_uses_the_absolute_bar_half_of_ln3():
     assert math.isclose(training_map.TRAINED_LOSS, 0.5493, abs_tol=1e-4)  # ln 3 / 2 by hand: 1.0986 / 2
-    assert training_map.outcome_of(0.54) == "学会"
-    assert training_map.outcome_of(0.56) == "卡住"
-    assert training_map.outcome_of(250.0) == "卡住"  # a huge loss that "halved" is still not learned
-    assert training_map.outcome_of(math.nan) == "发散"
+    assert training_map.outcome_of(0.54) == "trains"
+    assert training_map.outcome_of(0.56) == "stuck"
+    assert training_map.outcome_of(250.0) == "stuck"  # a huge loss that "halved" is still not learned
+    assert training_map.outcome_of(math.nan) == "diverged"
 
 
 def test_stored_map_has_every_cell_on_several_kernels_and_round_trips(stored):
@@ -102,8 +102,8 @@ def test_a_retrained_cell_agrees_with_every_stored_kernel(stored, norm, scale, s
 def test_counts_and_ranges_agree_with_the_stored_losses(stored):
     counts = stored.counts("batch")
     learned = np.sum(stored.losses[2] <= math.log(3) / 2, axis=-2)  # BatchNorm is the third norm; seeds axis
-    np.testing.assert_array_equal(counts["学会"], learned)
-    np.testing.assert_array_equal(counts["发散"], np.sum(np.isnan(stored.losses[2]), axis=-2))
+    np.testing.assert_array_equal(counts["trains"], learned)
+    np.testing.assert_array_equal(counts["diverged"], np.sum(np.isnan(stored.losses[2]), axis=-2))
     low, high = stored.loss_range("none", 4.0, 1e-2)
     values = stored.cell("none", 4.0, 1e-2)
     assert (low, high) == (np.nanmin(values), np.nanmax(values))  # over the seeds and the kernels

@@ -204,7 +204,7 @@ def test_an_unknown_lnlib_lang_is_named():
 COMPUTE = (
     "stages norms grad groups invariance pitfalls numerics transformer attention_scaling training optim training_map "
     "exercises grading code_exercises code_grading hints answers tiny_lm tiny_corpus data text_input labels "
-    "_checks _budget _stats _fast _train_kernels _lru _record i18n"
+    "_checks _budget _stats _lean _fast _train_kernels _lru _record i18n"
 ).split()
 """The modules below the render layer (docs/architecture.md §1), which return codes, never words."""
 

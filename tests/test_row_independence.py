@@ -19,6 +19,8 @@ import pytest
 import lnlib
 from lnlib import _fast
 
+pytestmark = pytest.mark.usefixtures("compiled_loops_ready")  # it compares the compiled loops with numpy
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -14,6 +14,8 @@ import pytest
 import lnlib
 from lnlib import _fast
 
+pytestmark = pytest.mark.usefixtures("compiled_loops_ready")  # it compares the compiled loops with numpy
+
 SMALL_THRESHOLD = 1 << 12  # the shapes below are sized above this, and the compiled runs lower the threshold to it
 
 

@@ -173,22 +173,25 @@ def test_one_click_on_a_checkbox_is_drawn_ahead(grids):
     assert ("Transformer", ("post", "pre"), 3e-3, 0) in e.neighbours()
 
 
-def run_with(losses, norms=None):
-    losses = np.array(losses, dtype=np.float64)
-    return SimpleNamespace(losses=losses, grad_norms=np.ones_like(losses) if norms is None else np.array(norms))
-
-
 @pytest.mark.parametrize(
     ("losses", "norms", "step", "why"),
     [
         ([1.1, 3.6], None, 2, "损失超过了第 1 步的 3 倍"),  # notebook 15: 「第二步的损失就跳到了第一步的 3 倍以上」
         ([1.1, np.nan], None, 2, "inf/NaN"),
         ([1.1, 1.0, 0.9], [1.0, 1.0, np.inf], 3, "inf/NaN"),
-        ([1.0] * 10 + [9.0] * 4, None, 14, "最近 10 步的平均损失超过了前 10 步平均的 3 倍"),
+        ([1.0] * 10 + [9.0] * 3, None, 13, "最近 10 步的平均损失超过了前 10 步平均的 3 倍"),  # 34 > 3 × 10
     ],
 )
-def test_a_diverged_run_says_its_step_as_the_text_counts(losses, norms, step, why):
-    text = training_widgets.divergence_text(run_with(losses, norms))
+def test_a_diverged_run_says_its_step_as_the_text_counts(losses, norms, step, why, monkeypatch):
+    """The run stops where training's own rule stops it (its losses and gradient norms replayed) and says why."""
+    norms = np.ones(len(losses)) if norms is None else np.array(norms)
+    seen = []
+    model = SimpleNamespace(p=T.Params({"w": np.zeros((1, 1))}), keep=lambda ok: None, single=lambda i: None)
+    model.step = lambda step: seen.append(step) or np.array([losses[step]])
+    monkeypatch.setattr(T, "global_norms", lambda grad: np.array([norms[seen[-1]]]))
+    run = T._train(model, lambda step: (step,), [(1e-3, 0)], len(losses), (), None)[0]
+    assert run.diverged and run.losses.size == step
+    text = training_widgets.divergence_text(run)
     assert text.startswith(f"第 {step} 步发散") and why in text, text
 
 

@@ -6,7 +6,6 @@ the controls only choose among them; each picture is drawn once and kept.
 from __future__ import annotations
 
 import html
-import math
 
 import ipywidgets as widgets
 import traitlets
@@ -23,15 +22,11 @@ def divergence_text(run) -> str:
     """Where and why a diverged run stopped, counting steps as the notebook's text does: the first step is
     第 1 步 (its loss is `run.losses[0]`), so a run whose second loss blew up stopped at 第 2 步."""
     step = run.losses.size  # the run stopped at the step of its last recorded loss (lnlib.training._train)
-    last_loss, last_norm = run.losses[-1], run.grad_norms[-1]
-    if not (math.isfinite(last_loss) and math.isfinite(last_norm)):
-        why = "损失或梯度变成了 inf/NaN"
-    else:
-        why = (
-            f"损失超过了第 1 步的 {BLOWUP:g} 倍"
-            if step <= WINDOW
-            else f"最近 {WINDOW} 步的平均损失超过了前 {WINDOW} 步平均的 {BLOWUP:g} 倍"
-        )
+    why = {
+        "nonfinite": "损失或梯度变成了 inf/NaN",
+        "blowup": f"损失超过了第 1 步的 {BLOWUP:g} 倍",
+        "window": f"最近 {WINDOW} 步的平均损失超过了前 {WINDOW} 步平均的 {BLOWUP:g} 倍",
+    }[run.stop_reason]
     return f"第 {step} 步发散（{why}，训练就此停下）"
 
 
