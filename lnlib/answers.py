@@ -208,12 +208,12 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
     # itself, an exception whose __str__ fails) is reported; only the user's own interrupt stops the cell
     outcome = code_grading._call(exec, (code, ns), limit=None)
     if outcome.error is not None:
-        err = outcome.error
-        lineno = next((f.tb_lineno for f in _frames(err) if f.tb_frame.f_code.co_filename == filename), None)
+        raised = outcome.error
+        lineno = next((f.tb_lineno for f in _frames(raised) if f.tb_frame.f_code.co_filename == filename), None)
         if lineno:  # + 1: the %%code_exercise line
-            print(message("cells.run_error_at", name=name, line=lineno + 1, error=_top_level_text(err)))
+            print(message("cells.run_error_at", name=name, line=lineno + 1, error=_top_level_text(raised)))
         else:
-            print(message("cells.run_error", name=name, error=_top_level_text(err)))
+            print(message("cells.run_error", name=name, error=_top_level_text(raised)))
         return
     defined = _functions(ns, filename)
     fn = next((f for f in defined if f.__name__ == wanted), defined[-1] if defined else None)
@@ -251,7 +251,8 @@ def syntax_text(err: SyntaxError) -> str:
     msg = err.msg or ""
     for pattern, key in _SYNTAX:
         if m := re.fullmatch(pattern, msg):
-            return message(key, **dict(zip("ab", m.groups(), strict=False)))
+            quoted = [*m.groups(), "", ""]  # {a}, {b}: the characters Python's message quotes
+            return message(key, a=quoted[0], b=quoted[1])
     return message("cells.python_says", msg=msg)
 
 

@@ -16,7 +16,7 @@ from .code_grading import ANY, TIME_LIMIT, Case, CodeExercise, FunctionVerdict, 
 from .data import TOKEN_MATRIX
 from .grad import layer_norm_backward
 from .grading import show_number
-from .i18n import lazy, message
+from .i18n import Msg, lazy, message
 from .norms import BatchNorm, layer_norm, rms_norm
 from .optim import adam_step, warmup_lr
 from .stages import mean, variance, variance_shares
@@ -441,7 +441,7 @@ def _adam_way(param, grad, m, v, t, lr, *, way=""):
     return param - lr * m_hat / (np.sqrt(v_hat) + 1e-8), m, v
 
 
-def _ways(fn: Callable, table: list[tuple[str, dict]]) -> tuple[WrongWay, ...]:
+def _ways(fn: Callable, table: list[tuple[str | Msg, dict | list[dict]]]) -> tuple[WrongWay, ...]:
     return tuple(
         WrongWay(why, lambda *a, _kw=kw: fn(*a, **_kw))
         for why, kws in table

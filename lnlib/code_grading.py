@@ -62,7 +62,7 @@ class CodeExercise:
     mistakes: tuple[WrongWay, ...] = field(default_factory=tuple)
 
 
-def given(shown: str) -> Callable[[Callable], Callable]:
+def given(shown: str | Msg) -> Callable[[Callable], Callable]:
     """Marks a function the course hands to the learner's (a case's argument) with the name messages show for it."""
 
     def mark(fn: Callable) -> Callable:

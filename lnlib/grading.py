@@ -162,7 +162,7 @@ TOO_FEW_DECIMALS = lazy("feedback.too_few_decimals")
 NEAR_UNITS = 3  # "near": within this many units of the last decimal the question asks for (and 5 % of the answer)
 
 
-def rounded_early(value, example: str = "") -> Mistake:
+def rounded_early(value, example: str | Msg = "") -> Mistake:
     """The mistake "rounded an intermediate too early": `value` is the answer computed from a rounded intermediate;
     `example` names that intermediate in this exercise's own numbers, e.g. "把 σ = √6.5 ≈ 2.550 写成 2.5"."""
     where = lazy("feedback.rounded_early_where", example=example) if example else ""
@@ -490,7 +490,7 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
     other = [(r, names[r]) for r in range(m.shape[0]) if r != row]
     if what not in ("mean", "variance", "std", "xhat"):
         raise ValueError(f"what: expected 'mean', 'variance', 'std' or 'xhat', got {what!r}")
-    wanted: dict[str, list[tuple[Msg, Callable[[], object]]]] = {
+    wanted: dict[str, list[tuple[str | Msg, Callable[[], object]]]] = {
         "mean": [
             (lazy("feedback.row.mean_sum"), lambda: float(x.sum())),
             (lazy("feedback.row.mean_d_minus_1"), lambda: float(x.sum()) / (d - 1)),
@@ -530,7 +530,7 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
             "std": lambda s=sibling: float(std(s)),
             "xhat": lambda s=sibling: (s - mean(s)) / np.sqrt(variance(s) + eps),
         }[what]
-        sign = ""
+        sign: str | Msg = ""
         if what == "xhat" and _close(np.asarray(value()), -(c / np.sqrt(var + eps)), 1e-9):
             sign = lazy("feedback.other_row_sign", row=names[row])
         stat = {
@@ -558,7 +558,7 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
     return tuple(kept)
 
 
-def _early_sigma(var: float, decimals: int) -> Msg:
+def _early_sigma(var: float, decimals: int) -> str | Msg:
     """The rounded-too-early text for σ = √var rounded to `decimals` decimals, in this row's own numbers."""
     sd = math.sqrt(var)
     example = lazy(
@@ -567,7 +567,7 @@ def _early_sigma(var: float, decimals: int) -> Msg:
     return rounded_early(0, example).said
 
 
-def _row_names(m: np.ndarray) -> list[str]:
+def _row_names(m: np.ndarray) -> list[str | Msg]:
     from .data import TOKEN_MATRIX, TOKENS
 
     if m.shape == TOKEN_MATRIX.shape and np.array_equal(m, TOKEN_MATRIX):

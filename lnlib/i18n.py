@@ -58,19 +58,6 @@ def language() -> str:
     return _from_env
 
 
-class _Missing:
-    """The fallback of every catalogue: a key the catalogue lacks is an error, never shown as the key itself."""
-
-    def __init__(self, lang: str, domain: str):
-        self.where = f"{lang}/LC_MESSAGES/{domain}.po"
-
-    def gettext(self, key: str) -> str:
-        raise KeyError(f"message {key!r} is not in {self.where}")
-
-    def ngettext(self, key: str, _plural: str, _n: int) -> str:
-        return self.gettext(key)
-
-
 def catalogue(lang: str, domain: str):
     """The compiled catalogue of one domain in one language (a `gettext.GNUTranslations`), read once."""
     found = _catalogues.get((lang, domain))
@@ -82,9 +69,22 @@ def catalogue(lang: str, domain: str):
             raise KeyError(f"no catalogue {domain!r} for language {lang!r} ({path.name} missing)")
         with path.open("rb") as f:
             found = gettext.GNUTranslations(f)
-        found.add_fallback(_Missing(lang, domain))
+        found.add_fallback(_missing(gettext.NullTranslations, f"{lang}/LC_MESSAGES/{domain}.po"))
         _catalogues[(lang, domain)] = found
     return found
+
+
+def _missing(base, where: str):
+    """The fallback of every catalogue: a key the catalogue lacks is an error, never shown as the key itself."""
+
+    class Missing(base):
+        def gettext(self, message: str) -> str:
+            raise KeyError(f"message {message!r} is not in {where}")
+
+        def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+            return self.gettext(msgid1)
+
+    return Missing()
 
 
 def message(key: str, /, *, count: int | None = None, **fields) -> str:
