@@ -25,12 +25,8 @@ def xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def outer_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Σ over every token of aᵀ b: the gradient of a weight matrix W in b = a W.
-
-    Summed one sequence at a time (a batch of small products), not as one (all tokens)ᵀ × (all tokens) product:
-    OpenBLAS splits a product that big over its thread pool, and for matrices this small waking the pool costs
-    more than the product (about 10× slower on 2 busy cores); it runs each per-sequence product on one thread.
-    """
+    """Σ over every token of aᵀ b (the gradient of W in b = a W), one sequence at a time: as one (all tokens)ᵀ ×
+    (all tokens) product OpenBLAS would wake its thread pool, about 10× slower for matrices this small."""
     if a.ndim < 3:
         return a.reshape(-1, a.shape[-1]).T @ b.reshape(-1, b.shape[-1])
     per_sequence = np.swapaxes(a, -1, -2).reshape(-1, a.shape[-1], a.shape[-2]) @ b.reshape(-1, *b.shape[-2:])

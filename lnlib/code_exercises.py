@@ -1,8 +1,6 @@
-"""The code exercises of the course (`CODE_EXERCISES`) and `check_function(name, fn)`, the ✓/✗ of a code cell.
-
-Each exercise is a `code_grading.CodeExercise` (how it is judged lives there): its signature, a reference built from
-lnlib, its random and edge inputs (`Case`s from a fixed seed), the misconceptions as wrong functions (`WrongWay`),
-a nudge, its near-miss text and the full solution (shown only by `lnlib.hint`).
+"""The code exercises (`CODE_EXERCISES`) and `check_function(name, fn)`, the ✓/✗ of a code cell. Each is a
+`code_grading.CodeExercise` (judged there): its signature, a reference from lnlib, random and edge inputs (`Case`s,
+fixed seed), its misconceptions as wrong functions (`WrongWay`), a nudge, a near-miss text and the solution (`hint`).
 """
 
 from __future__ import annotations

@@ -30,9 +30,8 @@ from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own
 
 @runtime_checkable
 class FigureHandle(Protocol):
-    """A figure an explorer moves (`plots.StageFigure` …): built for a first result, it names the artists that move
-    and `update(result)` moves them to another result of the same shape, returning what changed. Its builder hands
-    it its artists: nothing is found by position or style."""
+    """A figure an explorer moves (`plots.StageFigure` …), given its artists by its builder: `moving` names them,
+    `update(result)` moves them to another result of the same shape and returns what changed."""
 
     fig: Figure
     moving: list

@@ -7,6 +7,7 @@ LayerNorm, BatchNorm and RMSNorm differ only in which axes they average over and
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _fast
 from ._checks import (
@@ -20,8 +21,12 @@ from ._checks import (
 )
 from ._stats import BN_MOMENTUM, Scaled, apply_affine, moments, to_dtype
 
+Axes = int | tuple[int, ...]  # the normalized axes (layer_norm, rms_norm) or the batch axes (batch_norm)
 
-def _output(xhat64: np.ndarray, x: np.ndarray, gamma, beta, dtype=None) -> np.ndarray:
+
+def _output(
+    xhat64: np.ndarray, x: np.ndarray, gamma: np.ndarray | None, beta: np.ndarray | None, dtype: np.dtype | None = None
+) -> np.ndarray:
     """γ·x̂ + β in float64 (γ = 1, β = 0 when None, as in the compiled loop), rounded once to the result dtype
     (the widest of x, γ, β unless `dtype` is given)."""
     with np.errstate(over="ignore", invalid="ignore"):  # beyond the float range is inf, silently (honest)
@@ -29,7 +34,7 @@ def _output(xhat64: np.ndarray, x: np.ndarray, gamma, beta, dtype=None) -> np.nd
     return to_dtype(y, result_dtype(x, gamma, beta) if dtype is None else dtype)
 
 
-def standardize(x, axis, eps: float = 1e-5) -> np.ndarray:
+def standardize(x: ArrayLike, axis: Axes, eps: float = 1e-5) -> np.ndarray:
     """(x − mean) / √(var + ε) with mean and biased variance taken over `axis` (an int or a tuple of ints)."""
     eps = check_eps(eps)
     arr = as_real_array(x, "x")
@@ -38,7 +43,9 @@ def standardize(x, axis, eps: float = 1e-5) -> np.ndarray:
     return to_dtype(moments(arr, axes).xhat(arr, eps), arr.dtype)
 
 
-def layer_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=-1) -> np.ndarray:
+def layer_norm(
+    x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None, *, eps: float = 1e-5, axis: Axes = -1
+) -> np.ndarray:
     """LayerNorm: standardize each sample over its feature axes (`axis`, default the last), then γ ⊙ x̂ + β.
 
     γ and β have exactly the normalized shape, like `normalized_shape` in torch.nn.LayerNorm.
@@ -66,7 +73,7 @@ that makes the numpy path 2-3x faster (benchmarks/bench_first_call.py): it is wh
 the compiled loop is still being built, and every call without numba."""
 
 
-def _layer_norm_blocks(arr, k: int, g, b, eps: float) -> np.ndarray:
+def _layer_norm_blocks(arr: np.ndarray, k: int, g: np.ndarray | None, b: np.ndarray | None, eps: float) -> np.ndarray:
     """The numpy path of `layer_norm` over the trailing k axes, `BLOCK` numbers of rows at a time."""
     d = int(np.prod(arr.shape[arr.ndim - k :]))
     rows = arr.reshape(-1, d)
@@ -80,7 +87,9 @@ def _layer_norm_blocks(arr, k: int, g, b, eps: float) -> np.ndarray:
     return out.reshape(arr.shape)
 
 
-def batch_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=0) -> np.ndarray:
+def batch_norm(
+    x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None, *, eps: float = 1e-5, axis: Axes = 0
+) -> np.ndarray:
     """BatchNorm in training mode: standardize each feature over the batch axes (`axis`, default 0).
 
     γ and β have one value per feature, i.e. the shape of x without the batch axes.
@@ -96,7 +105,7 @@ def batch_norm(x, gamma=None, beta=None, *, eps: float = 1e-5, axis=0) -> np.nda
     return _output(moments(arr, batch_axes).xhat(arr, eps), arr, g, b)
 
 
-def _scalar_param(value, name):
+def _scalar_param(value: ArrayLike | None, name: str) -> np.ndarray | None:
     if value is None:
         return None
     arr = as_real_array(value, name, min_ndim=0)
@@ -105,7 +114,7 @@ def _scalar_param(value, name):
     return arr.reshape(())
 
 
-def _check_batch_size(arr, batch_axes):
+def _check_batch_size(arr: np.ndarray, batch_axes: tuple[int, ...]) -> None:
     count = int(np.prod([arr.shape[a] for a in batch_axes]))
     if count < 2:
         raise ValueError(
@@ -162,7 +171,7 @@ class BatchNorm:
         return self._eps
 
     @eps.setter
-    def eps(self, value) -> None:
+    def eps(self, value: float) -> None:
         self._eps = check_eps(value)
 
     @property
@@ -170,7 +179,7 @@ class BatchNorm:
         return self._momentum
 
     @momentum.setter
-    def momentum(self, value) -> None:
+    def momentum(self, value: float) -> None:
         if value is None:
             raise TypeError("momentum: expected a number in [0, 1], got None (a cumulative average is not supported)")
         momentum = check_nonnegative(value, "momentum")
@@ -183,7 +192,7 @@ class BatchNorm:
         return self._training
 
     @training.setter
-    def training(self, value) -> None:
+    def training(self, value: bool) -> None:
         if not isinstance(value, bool | np.bool_):
             raise TypeError(f"training: expected True or False, got {value!r:.60}")
         self._training = bool(value)
@@ -193,7 +202,7 @@ class BatchNorm:
         return self._gamma
 
     @gamma.setter
-    def gamma(self, value) -> None:
+    def gamma(self, value: ArrayLike) -> None:
         self._gamma = self._checked("gamma", value)
 
     @property
@@ -201,7 +210,7 @@ class BatchNorm:
         return self._beta
 
     @beta.setter
-    def beta(self, value) -> None:
+    def beta(self, value: ArrayLike) -> None:
         self._beta = self._checked("beta", value)
 
     @property
@@ -210,7 +219,7 @@ class BatchNorm:
         return _read_only(self._mean.value())
 
     @running_mean.setter
-    def running_mean(self, value) -> None:
+    def running_mean(self, value: ArrayLike) -> None:
         self._mean = Scaled.of(self._checked("running_mean", value))
 
     @property
@@ -219,13 +228,13 @@ class BatchNorm:
         return _read_only(self._var.value())
 
     @running_var.setter
-    def running_var(self, value) -> None:
+    def running_var(self, value: ArrayLike) -> None:
         arr = self._checked("running_var", value, allow_inf=True)
         if np.any(arr < 0):
             raise ValueError(f"running_var: a variance cannot be negative, got {arr.tolist()}")
         self._var = Scaled.of(arr)
 
-    def _checked(self, name: str, value, *, allow_inf: bool = False) -> np.ndarray:
+    def _checked(self, name: str, value: ArrayLike, *, allow_inf: bool = False) -> np.ndarray:
         """γ, β or a running statistic as a learner may assign it (a list is fine): a read-only float64 copy."""
         arr = as_real_array(value, name, min_ndim=0)
         if arr.shape != (self._num_features,):
@@ -242,7 +251,7 @@ class BatchNorm:
         self.training = False
         return self
 
-    def __call__(self, x) -> np.ndarray:
+    def __call__(self, x: ArrayLike) -> np.ndarray:
         arr = as_real_array(x, "x", min_ndim=2)
         if arr.ndim > 3 or arr.shape[-1] != self._num_features:
             raise ValueError(
@@ -282,7 +291,7 @@ def _read_only(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def rms_norm(x, gamma=None, *, eps: float = 1e-6, axis=-1) -> np.ndarray:
+def rms_norm(x: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = 1e-6, axis: Axes = -1) -> np.ndarray:
     """RMSNorm: x / √(mean(x²) + ε) ⊙ γ — no centering, no β (Zhang & Sennrich, 2019)."""
     eps = check_eps(eps)
     arr = as_real_array(x, "x")
