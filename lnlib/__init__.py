@@ -10,6 +10,7 @@ from .data import TOKEN_MATRIX, TOKENS
 from .exercises import check
 from .grad import layer_norm_backward, layer_norm_jacobian, numerical_gradient
 from .hints import hint, progress
+from .i18n import language, set_language
 from .norms import BatchNorm, batch_norm, layer_norm, rms_norm, standardize
 from .stages import LayerNormSteps, affine, center, layer_norm_steps, mean, normalize, std, variance
 
@@ -37,6 +38,8 @@ __all__ = [
     "hint",
     "progress",
     "training",
+    "set_language",
+    "language",
 ]
 
 __version__ = "0.1.0"

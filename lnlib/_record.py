@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .labels import PROGRESS_SET_ASIDE
+from .i18n import message
 
 try:
     import fcntl
@@ -141,7 +141,7 @@ def record_right(name: str) -> str:
             note = ""
             if done is None:
                 aside = _set_aside(path)
-                note = PROGRESS_SET_ASIDE.format(file=path.name, aside=aside.name, folder=folder)
+                note = message("feedback.progress_set_aside", file=path.name, aside=aside.name, folder=folder)
                 done = set()
             if name in done:
                 return note

@@ -13,7 +13,8 @@ spaces, full-width digits, with or without brackets; a matrix as nested brackets
 (quotes optional, Chinese welcome). The text goes to `lnlib.check(name, value)`. A `%%code_exercise` cell's body is
 compiled and run in a copy of the notebook's namespace; its function goes to `lnlib.check_function(name, fn)` and
 is then defined in the notebook too. Whatever the body holds — nothing, a typo, a syntax error, code that raises —
-the cell prints a Chinese message and never raises, so "Run All" always reaches the end of the notebook.
+the cell prints a message (domain `cells` of the catalogues) and never raises, so "Run All" always reaches the end
+of the notebook.
 
 A `%%reveal NN.name` cell shows what gives the answer of the predict cell `%%answer NN.name` away: its body is
 ordinary Python, run in the notebook's namespace, and once the learner has tried `NN.name` (right or wrong, in this
@@ -40,6 +41,7 @@ import sys
 import types
 
 from . import _record, code_exercises, code_grading, exercises
+from .i18n import lazy, message
 from .text_input import parse_numbers
 
 __all__ = [
@@ -55,7 +57,7 @@ __all__ = [
     "reveal_is_open",
 ]
 
-UNANSWERED = "还没有作答"
+UNANSWERED = lazy("cells.unanswered")
 _QUOTES = "\"'“”‘’「」『』"
 ASSIGNMENT_NAME = re.compile(r"^hw\d{2}\.[A-Za-z_][A-Za-z0-9_]*$")
 _ANSWERED: dict[str, bool] = {}  # assignment question -> answered, in this kernel
@@ -73,7 +75,7 @@ def read_choice(text: str) -> str:
 
 def read_answer(name: str, text: str):
     """The value `lnlib.check(name, …)` gets for the typed `text`: a str for a choice question, else a float64
-    array. Raises ValueError with a Chinese message when a number was asked for and the text holds none."""
+    array. Raises ValueError with a message when a number was asked for and the text holds none."""
     if isinstance(exercises.EXERCISES[name].expected, str):
         return read_choice(text)
     return parse_numbers(text)
@@ -94,19 +96,16 @@ def is_stub(fn_def: ast.FunctionDef) -> bool:
 def _assignment_answer(name: str, text: str) -> None:
     _ANSWERED[name] = bool(text)
     if not text:
-        print(f"{UNANSWERED}：在 %%answer {name} 下面一行写上你的答案，再运行这个单元格。")
+        print(message("cells.assignment_empty", name=name))
         return
     try:
         from .grading import show_array
 
         shown = show_array(parse_numbers(text), 6)
     except Exception:  # noqa: BLE001 - not numbers: a word answer (or a formula, which is not read)
-        print(
-            f"读到的答案（文字）：「{read_choice(text)[:80]}」（作业题：这里不判对错）。"
-            "如果这一题要的是数，请直接写数（比如 5.25 或 1, 2, 3），算式不会被计算。"
-        )
+        print(message("cells.assignment_words", words=read_choice(text)[:80]))
         return
-    print(f"读到的答案：{shown}（作业题：这里不判对错，交上去以后按读到的这个批改）")
+    print(message("cells.assignment_numbers", shown=shown))
 
 
 def _assignment_function(name: str, cell: str, user_ns: dict | None) -> None:
@@ -114,40 +113,37 @@ def _assignment_function(name: str, cell: str, user_ns: dict | None) -> None:
         tree = ast.parse(cell)
     except SyntaxError as err:
         _ANSWERED[name] = True
-        where = f"单元格第 {err.lineno + 1} 行" if err.lineno else "代码里"
-        print(f"✗ 这段代码还不能运行（{name}）：{where}有语法错误：{syntax_text(err)}。")
+        where = message("cells.where_line", line=err.lineno + 1) if err.lineno else message("cells.where_code")
+        print(message("cells.assignment_syntax", name=name, where=where, error=syntax_text(err)))
         return
     defs = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
     _ANSWERED[name] = bool(defs) and not all(is_stub(d) for d in defs)
     if not _ANSWERED[name]:
-        print(f"{UNANSWERED}：把函数里的 ... 换成你的代码，再运行这个单元格。（{name}）")
+        print(message("cells.assignment_stub", name=name))
         return
     ns = user_ns if user_ns is not None else {}
     try:
-        exec(compile(cell, f"<作业 {name}>", "exec"), ns)  # noqa: S102 - the learner's own code, in their own kernel
+        exec(compile(cell, message("cells.file_assignment", name=name), "exec"), ns)  # noqa: S102 - the learner's own code, in their own kernel
     except Exception as err:  # noqa: BLE001 - report anything the learner's code raises, never stop Run All
-        print(f"✗ 运行这段代码时出错了（{name}）：{type(err).__name__}: {err}")
+        print(message("cells.run_error", name=name, error=f"{type(err).__name__}: {err}"))
         return
-    print(
-        f"已定义 {', '.join(d.name for d in defs)}（作业题：这里不判对错）。批改时这个单元格会单独运行，"
-        "只能用 Python 和 numpy，再用几组新的输入测试你的函数。"
-    )
+    print(message("cells.assignment_defined", names=", ".join(d.name for d in defs)))
 
 
 def assignment_missing(names: list[str]) -> None:
     """The pre-submit check of an assignment: which of `names` have no answer in this kernel (or were not run)."""
     missing = [n for n in names if not _ANSWERED.get(n)]
     if missing:
-        print("还没有作答（或者还没有运行那个单元格）：" + "、".join(missing))
+        print(message("cells.missing", names=message("input.list_separator").join(missing)))
     else:
-        print("每一题都有答案了，可以保存并提交。")
+        print(message("cells.all_answered"))
 
 
 def _name(line: str, known, magic: str) -> str | None:
     name = line.strip()
     if name in known:
         return name
-    print(f"✗ 没有找到练习 “{name[:40]}”：单元格的第一行要写成 %%{magic} NN.名字。")
+    print(message("cells.unknown_exercise", name=name[:40], magic=magic))
     return None
 
 
@@ -161,24 +157,21 @@ def answer_cell(line: str, cell: str) -> None:
         return
     text = body_text(cell)
     if not text:
-        print(f"{UNANSWERED}：在 %%answer {name} 下面一行写上你的答案，再运行这个单元格。（{name}）")
+        print(message("cells.answer_empty", name=name))
         return
     try:
         value = read_answer(name, text)
     except ValueError as err:
-        print(
-            f"✗ 没读懂这个答案（{name}）：{err}\n"
-            "  答案直接写在 %%answer 这一行下面：一个数写成 5，几个数写成 -3, -1, 1, 3（逗号、顿号或空格都行）。"
-        )
+        print(message("cells.unreadable", name=name, error=err))
         return
     exercises.check(name, value)
 
 
 def _top_level_text(err: BaseException) -> str:
     if isinstance(err, SystemExit):
-        return "代码调用了 exit()（SystemExit）：这里只需要用 def 定义函数，不要退出。"
+        return message("cells.exit")
     if isinstance(err, KeyboardInterrupt):
-        return "代码自己抛出了 KeyboardInterrupt。"
+        return message("cells.own_interrupt")
     return f"{code_grading._type_name(err)}: {code_grading._exception_text(err)}"
 
 
@@ -197,19 +190,17 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
     if name is None:
         return
     if not body_text(cell):
-        print(f"{UNANSWERED}：在 %%code_exercise {name} 下面写出你的函数，再运行这个单元格。（{name}）")
+        print(message("cells.code_empty", name=name))
         return
-    signature = getattr(code_exercises.CODE_EXERCISES[name], "signature", "")
+    signature = str(getattr(code_exercises.CODE_EXERCISES[name], "signature", ""))
     wanted = signature.split("(")[0].strip()
-    filename = f"<练习 {name}>"
+    filename = message("cells.file_exercise", name=name)
     try:
         code = compile(cell, filename, "exec")
     except SyntaxError as err:
-        where = f"单元格第 {err.lineno + 1} 行" if err.lineno else "代码里"  # + 1: the %%code_exercise line
-        print(
-            f"✗ 这段代码还不能运行（{name}）：{where}有语法错误：{syntax_text(err)}。\n"
-            "  检查括号是否成对、def 那一行末尾的冒号、缩进，以及有没有混进中文标点（，：（）“”）。"
-        )
+        # + 1: the %%code_exercise line
+        where = message("cells.where_line", line=err.lineno + 1) if err.lineno else message("cells.where_code")
+        print(message("cells.code_syntax", name=name, where=where, error=syntax_text(err)))
         return
     ns = dict(user_ns or {})
     ns.setdefault("__builtins__", __builtins__)
@@ -217,49 +208,52 @@ def code_exercise_cell(line: str, cell: str, user_ns: dict | None = None) -> Non
     # itself, an exception whose __str__ fails) is reported; only the user's own interrupt stops the cell
     outcome = code_grading._call(exec, (code, ns), limit=None)
     if outcome.error is not None:
-        err = outcome.error
-        lineno = next((f.tb_lineno for f in _frames(err) if f.tb_frame.f_code.co_filename == filename), None)
-        where = f"（单元格第 {lineno + 1} 行）" if lineno else ""  # + 1: the %%code_exercise line
-        print(f"✗ 运行这段代码时出错了（{name}）{where}：{_top_level_text(err)}")
+        raised = outcome.error
+        lineno = next((f.tb_lineno for f in _frames(raised) if f.tb_frame.f_code.co_filename == filename), None)
+        if lineno:  # + 1: the %%code_exercise line
+            print(message("cells.run_error_at", name=name, line=lineno + 1, error=_top_level_text(raised)))
+        else:
+            print(message("cells.run_error", name=name, error=_top_level_text(raised)))
         return
     defined = _functions(ns, filename)
     fn = next((f for f in defined if f.__name__ == wanted), defined[-1] if defined else None)
     if fn is None:
-        print(f"✗ 没有找到函数（{name}）：请用 def 定义 {signature}。")
+        print(message("cells.no_function", name=name, signature=signature))
         return
     if user_ns is not None:
         user_ns.update({f.__name__: f for f in defined})
     code_exercises.check_function(name, fn)
 
 
-_SYNTAX = [  # Python's English message → Chinese; {0}, {1}: the quoted characters; lines shift by one (the magic)
-    (r"'(.)' was never closed", "左括号 “{0}” 没有配对的右括号"),
-    (r"unmatched '(.)'", "多了一个右括号 “{0}”，前面没有和它配对的左括号"),
-    (r"closing parenthesis '(.)' does not match opening parenthesis '(.)'.*", "右括号 “{0}” 和左括号 “{1}” 不是一对"),
-    (r"invalid character '(.)' \(U\+[0-9A-F]+\)", "混进了中文或全角字符 “{0}”，换成英文标点"),
-    (r"invalid non-printable character.*", "混进了一个看不见的特殊字符，把这一行删掉重新输入"),
-    (r"expected ':'", "少了冒号 “:”（def、if、for 那一行的末尾要有冒号）"),
-    (r"expected an indented block.*", "下一行要缩进（在行首加 4 个空格）"),
-    (r"unexpected indent", "这一行多了缩进"),
-    (r"unindent does not match any outer indentation level", "这一行的缩进和上面的行对不齐"),
-    (r"inconsistent use of tabs and spaces in indentation", "缩进里混用了 Tab 和空格，统一用 4 个空格"),
-    (r"unterminated string literal.*", "字符串的引号没有成对"),
-    (r"unterminated triple-quoted string literal.*", "三引号字符串没有结束"),
-    (r"invalid decimal literal", "数字后面直接跟了字母（比如 2x 要写成 2 * x）"),
-    (r"'return' outside function", "return 写在了函数外面：它要缩进在 def 下面"),
-    (r"invalid syntax\. Perhaps you forgot a comma\?", "写法不对，是不是少了一个逗号？"),
-    (r"invalid syntax\. Maybe you meant '==' or ':=' instead of '='\?", "写法不对：比较相等要用 =="),
-    (r"invalid syntax", "写法不对，Python 读不懂这一行"),
+_SYNTAX = [  # Python's English message → our message's key; {a}, {b}: the quoted characters
+    (r"'(.)' was never closed", "cells.syntax.never_closed"),
+    (r"unmatched '(.)'", "cells.syntax.unmatched"),
+    (r"closing parenthesis '(.)' does not match opening parenthesis '(.)'.*", "cells.syntax.mismatch"),
+    (r"invalid character '(.)' \(U\+[0-9A-F]+\)", "cells.syntax.invalid_character"),
+    (r"invalid non-printable character.*", "cells.syntax.non_printable"),
+    (r"expected ':'", "cells.syntax.colon"),
+    (r"expected an indented block.*", "cells.syntax.indent_needed"),
+    (r"unexpected indent", "cells.syntax.unexpected_indent"),
+    (r"unindent does not match any outer indentation level", "cells.syntax.unindent"),
+    (r"inconsistent use of tabs and spaces in indentation", "cells.syntax.tabs"),
+    (r"unterminated string literal.*", "cells.syntax.string"),
+    (r"unterminated triple-quoted string literal.*", "cells.syntax.triple_string"),
+    (r"invalid decimal literal", "cells.syntax.decimal"),
+    (r"'return' outside function", "cells.syntax.return"),
+    (r"invalid syntax\. Perhaps you forgot a comma\?", "cells.syntax.comma"),
+    (r"invalid syntax\. Maybe you meant '==' or ':=' instead of '='\?", "cells.syntax.equals"),
+    (r"invalid syntax", "cells.syntax.invalid"),
 ]
 
 
 def syntax_text(err: SyntaxError) -> str:
-    """Python's syntax error message in Chinese; an unknown message is kept, labelled as Python's own words."""
+    """Python's syntax error message in the course's words; an unknown message is kept, labelled as Python's own."""
     msg = err.msg or ""
-    for pattern, text in _SYNTAX:
+    for pattern, key in _SYNTAX:
         if m := re.fullmatch(pattern, msg):
-            return text.format(*m.groups())
-    return f"Python 的原话是 “{msg}”"
+            quoted = [*m.groups(), "", ""]  # {a}, {b}: the characters Python's message quotes
+            return message(key, a=quoted[0], b=quoted[1])
+    return message("cells.python_says", msg=msg)
 
 
 def _frames(err: BaseException):
@@ -270,7 +264,7 @@ def _frames(err: BaseException):
 
 
 REVEAL_ENV = "LNLIB_REVEAL"  # "all": every reveal open (stored outputs, nbval, the site)
-REVEAL_FIRST_LINE = "核对一下："
+REVEAL_FIRST_LINE = lazy("cells.reveal_first_line")
 
 
 def reveal_is_open(name: str) -> bool:
@@ -317,13 +311,13 @@ def reveal_cell(line: str, cell: str, user_ns: dict, transform=None):
     __tracebackhide__ = True  # noqa: F841
     name = _name(line, exercises.EXERCISES, "reveal")
     source = transform(cell) if transform is not None else cell
-    filename = f"<核对 {line.strip()[:40]}>"
+    filename = message("cells.file_reveal", name=line.strip()[:40])
     if name is not None and reveal_is_open(name):
         print(REVEAL_FIRST_LINE)
         return _run_python(source, user_ns, filename)
     _run_hidden(source, user_ns, filename)
     if name is not None:
-        print(f"先回答上面的 %%answer {name}，再运行这个单元格核对。任何一次作答都能打开它，猜一个也行，答错也行。")
+        print(message("cells.reveal_closed", name=name))
     return None
 
 

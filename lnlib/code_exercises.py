@@ -14,6 +14,7 @@ from .code_grading import ANY, TIME_LIMIT, Case, CodeExercise, FunctionVerdict, 
 from .data import TOKEN_MATRIX
 from .grad import layer_norm_backward
 from .grading import show_number
+from .i18n import Msg, lazy, message
 from .norms import BatchNorm, layer_norm, rms_norm
 from .optim import adam_step, warmup_lr
 from .stages import mean, variance, variance_shares
@@ -48,16 +49,16 @@ def _row_cases(extra: tuple = (), *, offset: float = 1e8) -> list[Case]:
     batch = rng.normal(size=(2, 3, d))
     f32 = rng.normal(size=(3, d)).astype(np.float32)
     return [
-        Case("课程里的 3 × 4 token 矩阵", (TOKEN_MATRIX.copy(), *params(4))),
-        Case("常数行 [3, 3, 3, 3]（σ² = 0，要靠 ε）", (np.full(4, 3.0), *params(4))),
+        Case(lazy("codex.case.row.1"), (TOKEN_MATRIX.copy(), *params(4))),
+        Case(lazy("codex.case.row.2"), (np.full(4, 3.0), *params(4))),
         Case(
-            "σ 很小的一行 5 + 0.001 × [−3, −1, 1, 3]（σ² 比 ε 还小）",
+            lazy("codex.case.row.3"),
             (5 + 0.001 * np.array([-3.0, -1, 1, 3]), *params(4)),
         ),
-        Case("一行随机数", (row, *params(d))),
-        Case(f"整体加了很大偏移（+{show_number(offset)}）的一行", (row[:4] + offset, *params(4)), 1e-5, 1e-5),
-        Case("(B, T, d) = (2, 3, 8) 的批量：每个 token 各算各的", (batch, *params(d))),
-        Case("float32 输入", (f32, *params(d)), 1e-4, 1e-4),
+        Case(lazy("codex.case.row.4"), (row, *params(d))),
+        Case(lazy("codex.case.row.offset", offset=show_number(offset)), (row[:4] + offset, *params(4)), 1e-5, 1e-5),
+        Case(lazy("codex.case.row.5"), (batch, *params(d))),
+        Case(lazy("codex.case.row.6"), (f32, *params(d)), 1e-4, 1e-4),
     ]
 
 
@@ -76,10 +77,10 @@ def _layer_norm_cases() -> list[Case]:
 def _rms_norm_cases() -> list[Case]:
     rng = _rng()
     return [
-        *(c for c in _row_cases((_gamma,)) if not c.label.startswith("σ 很小")),
-        Case("全零行 [0, 0, 0, 0]（要靠 ε）", (np.zeros(4), np.ones(4))),
+        *(c for c in _row_cases((_gamma,)) if c.label != lazy("codex.case.row.3")),
+        Case(lazy("codex.case.rms.1"), (np.zeros(4), np.ones(4))),
         Case(
-            "很小的一行 0.001 × [1, −2, 1, 2]（均方比 ε 大不了多少）",
+            lazy("codex.case.rms.2"),
             (0.001 * np.array([1.0, -2, 1, 2]), _gamma(4, rng)),
         ),
     ]
@@ -104,17 +105,17 @@ def _batch_norm_cases() -> list[Case]:
     small = x.copy()
     small[:, 2] = 5 + 0.001 * np.array([-2.0, -1, 0, 1, 2])
     return [
-        Case("训练模式：一批 5 × 3 的随机数", (x, rm, rv, True)),
-        Case("评估模式：用 running 统计量，不更新它们", (x, rm, rv, False)),
-        Case("训练模式：第 2 列是常数（σ² = 0）", (const, rm, rv, True)),
-        Case("训练模式：第 3 列的 σ 很小（5 + 0.001 × [−2, −1, 0, 1, 2]，σ² 比 ε 还小）", (small, rm, rv, True)),
-        Case("训练模式：整体加了很大偏移（+10⁸）", (x + 1e8, rm, rv, True), 1e-5, 1e-5),
-        Case("训练模式：(N, T, C) = (2, 4, 3)，按 N 和 T 一起统计", (rng.normal(size=(2, 4, 3)), rm, rv, True)),
-        Case("训练模式：float32 输入", (x.astype(np.float32), rm, rv, True), 1e-4, 1e-4),
+        Case(lazy("codex.case.batch.1"), (x, rm, rv, True)),
+        Case(lazy("codex.case.batch.2"), (x, rm, rv, False)),
+        Case(lazy("codex.case.batch.3"), (const, rm, rv, True)),
+        Case(lazy("codex.case.batch.4"), (small, rm, rv, True)),
+        Case(lazy("codex.case.batch.5"), (x + 1e8, rm, rv, True), 1e-5, 1e-5),
+        Case(lazy("codex.case.batch.6"), (rng.normal(size=(2, 4, 3)), rm, rv, True)),
+        Case(lazy("codex.case.batch.7"), (x.astype(np.float32), rm, rv, True), 1e-4, 1e-4),
     ]
 
 
-@given("课程给定的子层函数 F")
+@given(lazy("codex.given.sublayer"))
 def _block_sublayer(x: np.ndarray) -> np.ndarray:
     """The fixed sublayer F of the Pre-LN exercise: tanh of a fixed linear map (the same in every run)."""
     d = x.shape[-1]
@@ -130,16 +131,16 @@ def _softmax_cases() -> list[Case]:
     rng = _rng()
     return [
         Case("[0, ln 3]", (np.array([0.0, np.log(3.0)]),)),
-        Case("一行随机数", (rng.normal(size=6),)),
-        Case("很大的分数 [1000, 1001, 1002]（直接 exp 会溢出）", (np.array([1000.0, 1001.0, 1002.0]),)),
-        Case("很小的分数 [−1000, −1001, −1002]（直接 exp 会全变成 0）", (np.array([-1000.0, -1001.0, -1002.0]),)),
-        Case("一样大的分数 [5, 5, 5, 5]", (np.full(4, 5.0),)),
+        Case(lazy("codex.case.softmax.1"), (rng.normal(size=6),)),
+        Case(lazy("codex.case.softmax.2"), (np.array([1000.0, 1001.0, 1002.0]),)),
+        Case(lazy("codex.case.softmax.3"), (np.array([-1000.0, -1001.0, -1002.0]),)),
+        Case(lazy("codex.case.softmax.4"), (np.full(4, 5.0),)),
         Case(
-            "两行相差很远 [[1000, 1001, 1002], [−1000, −1001, −1002]]（每一行减自己的最大值）",
+            lazy("codex.case.softmax.5"),
             (np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -1002.0]]),),
         ),
-        Case("(B, T, T) = (2, 3, 3) 的批量：每一行各自归一", (rng.normal(size=(2, 3, 3)) * 5,)),
-        Case("float32 输入", (rng.normal(size=(3, 5)).astype(np.float32),), 1e-5, 1e-6),
+        Case(lazy("codex.case.softmax.6"), (rng.normal(size=(2, 3, 3)) * 5,)),
+        Case(lazy("codex.case.softmax.7"), (rng.normal(size=(3, 5)).astype(np.float32),), 1e-5, 1e-6),
     ]
 
 
@@ -148,14 +149,19 @@ def _attention_cases() -> list[Case]:
     t, d = 3, 4
     q, k, v = (rng.normal(size=(t, d)) for _ in range(3))
     return [
-        Case("课程里的 3 × 4 token 矩阵（Q = K = V）", (TOKEN_MATRIX.copy(),) * 3),
-        Case("随机的 Q、K、V，T = 3、d = 4", (q, k, v)),
-        Case("Q、K 乘了 100（分数很大，softmax 要减最大值）", (q * 100, k * 100, v)),
+        Case(lazy("codex.case.attention.1"), (TOKEN_MATRIX.copy(),) * 3),
+        Case(lazy("codex.case.attention.2"), (q, k, v)),
+        Case(lazy("codex.case.attention.3"), (q * 100, k * 100, v)),
         Case(
-            "K、V 有 5 个位置，Q 只有 2 个", (rng.normal(size=(2, d)), rng.normal(size=(5, d)), rng.normal(size=(5, 2)))
+            lazy("codex.case.attention.4"), (rng.normal(size=(2, d)), rng.normal(size=(5, d)), rng.normal(size=(5, 2)))
         ),
-        Case("(B, T, d) = (2, 3, 4) 的批量", tuple(rng.normal(size=(2, t, d)) for _ in range(3))),
-        Case("float32 输入", tuple(rng.normal(size=(t, d)).astype(np.float32) for _ in range(3)), 1e-4, 1e-5),
+        Case(lazy("codex.case.attention.5"), tuple(rng.normal(size=(2, t, d)) for _ in range(3))),
+        Case(
+            lazy("codex.case.attention.6"),
+            tuple(rng.normal(size=(t, d)).astype(np.float32) for _ in range(3)),
+            1e-4,
+            1e-5,
+        ),
     ]
 
 
@@ -170,13 +176,13 @@ def _merge_cases() -> list[Case]:
 
     a, b = rng.normal(size=5), rng.normal(3.0, 2.0, size=8)
     return [
-        Case("[1, 2, 3] 和 [4, 5]", (summary([1, 2, 3]), summary([4, 5]))),
-        Case("两段随机数（5 个和 8 个）", (summary(a), summary(b))),
-        Case("左边是空的（n = 0）", (summary([]), summary(b))),
-        Case("右边是空的（n = 0）", (summary(a), summary([]))),
-        Case("各只有一个数", (summary([2.0]), summary([6.0]))),
-        Case("两边都是空的（n = 0）", (summary([]), summary([]))),
-        Case("整体加了很大偏移（+10⁸）", (summary(a + 1e8), summary(b + 1e8)), 1e-9, 1e-6),
+        Case(lazy("codex.case.merge.1"), (summary([1, 2, 3]), summary([4, 5]))),
+        Case(lazy("codex.case.merge.2"), (summary(a), summary(b))),
+        Case(lazy("codex.case.merge.3"), (summary([]), summary(b))),
+        Case(lazy("codex.case.merge.4"), (summary(a), summary([]))),
+        Case(lazy("codex.case.merge.5"), (summary([2.0]), summary([6.0]))),
+        Case(lazy("codex.case.merge.6"), (summary([]), summary([]))),
+        Case(lazy("codex.case.merge.7"), (summary(a + 1e8), summary(b + 1e8)), 1e-9, 1e-6),
     ]
 
 
@@ -185,8 +191,14 @@ def _merge_cases() -> list[Case]:
 
 def _warmup_cases() -> list[Case]:
     steps = [(0, 1e-3, 50), (9, 1e-3, 50), (49, 1e-3, 50), (120, 1e-3, 50), (5, 0.1, 0), (3, 2.0, 4)]
-    labels = ["第一步（step = 0）", "warm-up 中途", "warm-up 最后一步", "warm-up 之后", "不 warm-up（0 步）"]
-    labels.append("很短的 warm-up")
+    labels = [
+        lazy("codex.case.warmup.1"),
+        lazy("codex.case.warmup.2"),
+        lazy("codex.case.warmup.3"),
+        lazy("codex.case.warmup.4"),
+        lazy("codex.case.warmup.5"),
+    ]
+    labels.append(lazy("codex.case.warmup.6"))
     return [Case(label, args, rtol=1e-9, atol=1e-15) for label, args in zip(labels, steps, strict=True)]
 
 
@@ -196,10 +208,10 @@ def _shares_cases() -> list[Case]:
     outlier = 0.1 * rng.normal(size=(30, 8))
     outlier[:, 5] += rng.choice([-2.0, 2.0], 30)
     return [
-        Case("随机的 20 行 × 8 维", (rng.normal(size=(20, 8)),), rtol=1e-9, atol=1e-12),
-        Case("每一行有自己的大偏移", (offsets + rng.normal(size=(12, 6)),), rtol=1e-6, atol=1e-9),
-        Case("第 5 维是离群维度", (outlier,), rtol=1e-9, atol=1e-12),
-        Case("只有 1 行", (rng.normal(size=(1, 4)),), rtol=1e-9, atol=1e-12),
+        Case(lazy("codex.case.shares.1"), (rng.normal(size=(20, 8)),), rtol=1e-9, atol=1e-12),
+        Case(lazy("codex.case.shares.2"), (offsets + rng.normal(size=(12, 6)),), rtol=1e-6, atol=1e-9),
+        Case(lazy("codex.case.shares.3"), (outlier,), rtol=1e-9, atol=1e-12),
+        Case(lazy("codex.case.shares.4"), (rng.normal(size=(1, 4)),), rtol=1e-9, atol=1e-12),
     ]
 
 
@@ -221,10 +233,12 @@ def _shares_way(rows, *, way=""):
 def _adam_cases() -> list[Case]:
     rng = _rng()
     first = (np.zeros(3), np.array([0.5, -2.0, 1e-3]), np.zeros(3), np.zeros(3), 1, 0.1)
-    cases = [Case("第 1 步（m、v 从 0 开始）", first)]
+    cases = [Case(lazy("codex.case.adam.1"), first)]
     for t in (2, 10):
         p, g = rng.normal(size=4), rng.normal(size=4)
-        cases.append(Case(f"第 {t} 步", (p, g, 0.1 * rng.normal(size=4), 0.01 * rng.random(4), t, 1e-3)))
+        cases.append(
+            Case(lazy("codex.case.adam.step", t=t), (p, g, 0.1 * rng.normal(size=4), 0.01 * rng.random(4), t, 1e-3))
+        )
     return cases
 
 
@@ -425,7 +439,7 @@ def _adam_way(param, grad, m, v, t, lr, *, way=""):
     return param - lr * m_hat / (np.sqrt(v_hat) + 1e-8), m, v
 
 
-def _ways(fn: Callable, table: list[tuple[str, dict]]) -> tuple[WrongWay, ...]:
+def _ways(fn: Callable, table: list[tuple[str | Msg, dict | list[dict]]]) -> tuple[WrongWay, ...]:
     return tuple(
         WrongWay(why, lambda *a, _kw=kw: fn(*a, **_kw))
         for why, kws in table
@@ -433,20 +447,15 @@ def _ways(fn: Callable, table: list[tuple[str, dict]]) -> tuple[WrongWay, ...]:
     )
 
 
-_EPS_OUT = (
-    "把 ε 放在了根号外面（σ + ε，或者 √σ² + ε）：ε 要先加在方差上，再开根号，分母是 √(σ² + ε)。σ 很小时差别很大。"
-)
-_NO_EPS = "忘了 ε：常数行的 σ = 0，除以 0 就成了 nan。分母是 √(σ² + ε)。"
-_DDOF = "方差除以了 d − 1（无偏方差，ddof=1）：LayerNorm 的方差除以 d（numpy 的 var 默认就是）。"
-_NO_ROOT = "忘了开根号：分母是 √(σ² + ε)，不是 σ² + ε。"
-_COLUMNS = "沿错了轴（axis=0，按列，BatchNorm 的方向）：LayerNorm 沿最后一维统计，每个 token 一组（axis=-1）。"
-_WHOLE = "把整个数组放在一起统计了（没写 axis）：LayerNorm 每个 token（最后一维）各算各的。"
-_NO_CENTER = "没有减均值：分子应该是 x − μ（减均值的是 LayerNorm，不减的是 RMSNorm）。"
-_SWAPPED_GB = "γ 和 β 用反了：γ 乘在 x̂ 上，β 再加上去：γ · x̂ + β。"
-_ONE_PASS = (
-    "方差用了一遍法 E[x²] − E[x]²：数值很大（整体偏移 10⁸）时，两个差不多大的数相减，有效数字全抵消了"
-    "（第 13 篇）。先求 μ，再求 (x − μ)² 的平均。"
-)
+_EPS_OUT = lazy("codex.way.eps_out")
+_NO_EPS = lazy("codex.way.no_eps")
+_DDOF = lazy("codex.way.ddof")
+_NO_ROOT = lazy("codex.way.no_root")
+_COLUMNS = lazy("codex.way.columns")
+_WHOLE = lazy("codex.way.whole")
+_NO_CENTER = lazy("codex.way.no_center")
+_SWAPPED_GB = lazy("codex.way.swapped_gb")
+_ONE_PASS = lazy("codex.way.one_pass")
 
 _LN_WAYS = _ways(
     _ln_way,
@@ -465,11 +474,11 @@ _LN_WAYS = _ways(
 _RMS_WAYS = _ways(
     _rms_way,
     [
-        ("减了均值：那是 LayerNorm。RMSNorm 不减均值，直接除以均方根 √(mean(x²) + ε)。", {"center": True}),
-        ("把 ε 放在了根号外面（√mean(x²) + ε）：ε 要加在均方上再开根号，√(mean(x²) + ε)。", {"eps_in": False}),
-        ("忘了 ε：全零行的均方是 0，除以 0 就成了 nan。", {"eps_in": None}),
-        ("平方和除以了 d − 1：均方根里是平方的平均，除以 d。", {"ddof": 1}),
-        ("忘了开根号：除以的是均方根 √(mean(x²) + ε)，不是均方。", {"root": False}),
+        (lazy("codex.way.rms.1"), {"center": True}),
+        (lazy("codex.way.rms.2"), {"eps_in": False}),
+        (lazy("codex.way.rms.3"), {"eps_in": None}),
+        (lazy("codex.way.rms.4"), {"ddof": 1}),
+        (lazy("codex.way.rms.5"), {"root": False}),
     ],
 )
 
@@ -477,14 +486,12 @@ _SOFTMAX_WAYS = _ways(
     _softmax_way,
     [
         (
-            "没有先减去每一行的最大值：很大的分数直接 exp 会溢出（inf / inf = nan），很小的会全变成 0（0 / 0）。"
-            "减去最大值，结果不变，却不会溢出。",
+            lazy("codex.way.softmax.1"),
             {"stable": False},
         ),
-        ("沿错了轴（axis=0）：softmax 沿最后一维，每一行加起来是 1。", [{"axis": 0}, {"axis": 0, "stable": False}]),
+        (lazy("codex.way.softmax.2"), [{"axis": 0}, {"axis": 0, "stable": False}]),
         (
-            "减的是整个数组的最大值，不是每一行自己的：两行相差很远时，另一行的 exp 全变成 0（0 / 0 = nan）。"
-            "用 z.max(axis=-1, keepdims=True)。",
+            lazy("codex.way.softmax.3"),
             {"stable": "global"},
         ),
     ],
@@ -494,49 +501,48 @@ _ATTENTION_WAYS = _ways(
     _attention_way,
     [
         (
-            "除以了 d，不是 √d：缩放因子是 1/√d（d 是 q 的最后一维）。",
+            lazy("codex.way.attention.1"),
             [{"scale": "d"}, {"scale": "d", "stable": False}],
         ),
-        ("没有缩放：分数要先除以 √d，再做 softmax。", [{"scale": "none"}, {"scale": "none", "stable": False}]),
+        (lazy("codex.way.attention.2"), [{"scale": "none"}, {"scale": "none", "stable": False}]),
         (
-            "softmax 沿错了方向（对查询那一维，axis=-2）：每个查询（分数矩阵的每一行）的权重加起来是 1，沿最后一维。",
+            lazy("codex.way.attention.3"),
             [{"axis": -2}, {"axis": -2, "stable": False}],
         ),
-        ("softmax 没有减最大值：分数很大时 exp 溢出成 inf，结果变成 nan。", {"stable": False}),
+        (lazy("codex.way.attention.4"), {"stable": False}),
     ],
 )
 
 _PRE_LN_WAYS = _ways(
     _pre_ln_way,
     [
-        ("这是 Post-LN：先相加再归一化 LN(x + F(x))。Pre-LN 是先归一化再进子层，x + F(LN(x))。", {"form": "post"}),
-        ("没有残差：结果要把原来的 x 加回去，x + F(LN(x))。", {"form": "no_residual"}),
-        ("加回去的是归一化以后的 x：残差那条路不经过 LayerNorm，加的是原来的 x。", {"form": "normalized_residual"}),
-        ("忘了 LayerNorm：子层收到的应该是 LN(x)，不是 x。", {"form": "no_norm"}),
+        (lazy("codex.way.pre_ln.1"), {"form": "post"}),
+        (lazy("codex.way.pre_ln.2"), {"form": "no_residual"}),
+        (lazy("codex.way.pre_ln.3"), {"form": "normalized_residual"}),
+        (lazy("codex.way.pre_ln.4"), {"form": "no_norm"}),
     ],
 )
 
 _BN_WAYS = _ways(
     _bn_way,
     [
-        ("running_var 用了有偏方差（除以 n）：PyTorch 更新 running_var 用无偏方差（除以 n − 1）。", {"way": "biased"}),
+        (lazy("codex.way.bn.1"), {"way": "biased"}),
         (
-            "momentum 放反了：新值 = (1 − momentum) · 旧值 + momentum · 本批，momentum = 0.1 是本批的权重。",
+            lazy("codex.way.bn.2"),
             {"way": "flipped"},
         ),
-        ("评估模式还在用这一批自己的均值和方差：评估时要用 running_mean 和 running_var。", {"way": "eval_batch"}),
+        (lazy("codex.way.bn.3"), {"way": "eval_batch"}),
         (
-            "评估模式也更新了 running 统计量：评估时只用 running_mean、running_var 归一化，把它们原样返回。",
+            lazy("codex.way.bn.4"),
             {"way": "eval_update"},
         ),
         (
-            "归一化时用了无偏方差（除以 n − 1）：归一化用这一批的有偏方差（除以 n），"
-            "只有更新 running_var 时才用无偏方差。",
+            lazy("codex.way.bn.5"),
             {"way": "unbiased_norm"},
         ),
         (_EPS_OUT, {"way": "eps_out"}),
         (
-            "沿错了轴：这是 LayerNorm 的方向（最后一维）。BatchNorm 对每个特征（最后一维的每一列）统计整批。",
+            lazy("codex.way.bn.6"),
             {"way": "layer_axis"},
         ),
     ],
@@ -545,12 +551,12 @@ _BN_WAYS = _ways(
 _BACKWARD_WAYS = _ways(
     _backward_way,
     [
-        ("漏掉了来自 μ 的那一项 −mean(g)：μ 也依赖 x。", {"mean_term": False}),
-        ("漏掉了来自 σ 的那一项 −x̂ · mean(g ⊙ x̂)：σ 也依赖 x。", {"xhat_term": False}),
-        ("忘了 γ：流进 x̂ 的梯度是 g = dy ⊙ γ，不是 dy。", {"use_gamma": False}),
-        ("dgamma 和 dbeta 放反了：dgamma = Σ dy ⊙ x̂，dbeta = Σ dy。", {"swap": True}),
+        (lazy("codex.way.backward.1"), {"mean_term": False}),
+        (lazy("codex.way.backward.2"), {"xhat_term": False}),
+        (lazy("codex.way.backward.3"), {"use_gamma": False}),
+        (lazy("codex.way.backward.4"), {"swap": True}),
         (
-            "dgamma、dbeta 对 token 求了平均：γ、β 被每个 token 用了一次，梯度是各 token 的和，不是平均。",
+            lazy("codex.way.backward.5"),
             {"averaged": True},
         ),
     ],
@@ -559,36 +565,36 @@ _BACKWARD_WAYS = _ways(
 _MERGE_WAYS = _ways(
     _merge_way,
     [
-        ("均值没有按个数加权：合并后的均值是 ma + δ · nb / n，不是两个均值的平均。", {"way": "unweighted"}),
-        ("漏掉了交叉项 δ² · na · nb / n：两段的均值不一样，这部分偏差也要算进 M2。", {"way": "no_cross"}),
-        ("忘了 n = 0 的情况：两边都是空的时候 n = 0，要直接返回 (0, 0, 0)，不能除以 n。", {"way": "no_empty"}),
+        (lazy("codex.way.merge.1"), {"way": "unweighted"}),
+        (lazy("codex.way.merge.2"), {"way": "no_cross"}),
+        (lazy("codex.way.merge.3"), {"way": "no_empty"}),
     ],
 )
 
 _WARMUP_WAYS = _ways(
     _warmup_way,
     [
-        ("用了 step / warmup_steps：step 从 0 数，第 step 步是 lr · (step + 1) / warmup_steps。", {"way": "t_over_w"}),
-        ("warm-up 没有结束：warmup_steps 步以后学习率要一直是 lr，不再变大。", {"way": "endless"}),
-        ("忘了 warmup_steps = 0 的情况：不 warm-up 时直接返回 lr，不能除以 0。", {"way": "no_zero"}),
+        (lazy("codex.way.warmup.1"), {"way": "t_over_w"}),
+        (lazy("codex.way.warmup.2"), {"way": "endless"}),
+        (lazy("codex.way.warmup.3"), {"way": "no_zero"}),
     ],
 )
 
 _SHARES_WAYS = _ways(
     _shares_way,
     [
-        ("按列减了均值：LayerNorm 的 μ 是每一行自己的，每一行先减去它自己的 μ。", {"way": "columns"}),
-        ("减的是整张表的均值：每一行要减去它自己的 μ。", {"way": "global"}),
-        ("没有减均值：(x − μ)² 里的 μ 是每一行自己的均值。", {"way": "none"}),
-        ("忘了除以总和：每一维的份额加起来应该是 1。", {"way": "unnormalized"}),
+        (lazy("codex.way.shares.1"), {"way": "columns"}),
+        (lazy("codex.way.shares.2"), {"way": "global"}),
+        (lazy("codex.way.shares.3"), {"way": "none"}),
+        (lazy("codex.way.shares.4"), {"way": "unnormalized"}),
     ],
 )
 
 _ADAM_WAYS = _ways(
     _adam_way,
     [
-        ("没有偏差修正：m 和 v 从 0 开始，前几步偏小，要除以 1 − 0.9^t 和 1 − 0.999^t。", {"way": "no_correction"}),
-        ("β₁ 和 β₂ 放反了：m 用 0.9（一阶矩，变得快），v 用 0.999（二阶矩，变得慢）。", {"way": "swapped"}),
+        (lazy("codex.way.adam.1"), {"way": "no_correction"}),
+        (lazy("codex.way.adam.2"), {"way": "swapped"}),
     ],
 )
 
@@ -598,10 +604,9 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         "layer_norm(x, gamma, beta, eps=1e-5)",
         _ref_layer_norm,
         _layer_norm_cases,
-        "按最后一维：mu = x.mean(axis=-1, keepdims=True)，var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)，"
-        "x_hat = (x - mu) / np.sqrt(var + eps)，return gamma * x_hat + beta。",
-        nudge="LayerNorm 对每个 token（最后一维）单独求 μ 和 σ²（除以 d），用 √(σ² + ε) 去除 x − μ，最后 γ 乘、β 加。",
-        near="差得很小：多半是 ε 的大小或位置——默认 ε = 1e-5，加在方差上再开根号。",
+        lazy("codex.07.layer_norm.hint"),
+        nudge=lazy("codex.07.layer_norm.nudge"),
+        near=lazy("codex.07.layer_norm.near"),
         mistakes=_LN_WAYS,
     ),
     "08.batch_norm": CodeExercise(
@@ -609,97 +614,90 @@ CODE_EXERCISES: dict[str, CodeExercise] = {
         " -> (y, new_running_mean, new_running_var)",
         _ref_batch_norm,
         _batch_norm_cases,
-        "训练时按除了最后一维以外的所有维统计（axis=tuple(range(x.ndim - 1))），用有偏方差归一化，"
-        "running_var 用无偏方差（× n / (n − 1)）更新：new = (1 − momentum) · old + momentum · batch；"
-        "评估时用 running 统计量归一化，并原样返回它们。",
-        nudge="训练时用这一批的统计量归一化、再更新 running 统计量；评估时只用 running 统计量，不更新。",
-        near="差得很小：检查 ε（1e-5，加在方差上再开根号），以及 running_var 用的是无偏方差。",
+        lazy("codex.08.batch_norm.hint"),
+        nudge=lazy("codex.08.batch_norm.nudge"),
+        near=lazy("codex.08.batch_norm.near"),
         mistakes=_BN_WAYS,
     ),
     "09.pre_ln_block": CodeExercise(
         "pre_ln_block(x, sublayer, gamma, beta, eps=1e-5)",
         _ref_pre_ln,
         _pre_ln_cases,
-        "Pre-LN：先 LayerNorm，再送进子层，最后加回没有归一化的 x：x + sublayer(layer_norm(x))。",
-        nudge="Pre-LN 的 LayerNorm 只在子层的入口；残差那条路把原来的 x 原样加回去。",
-        near="差得很小：检查 LayerNorm 的 ε（默认 1e-5，在根号里）。",
+        lazy("codex.09.pre_ln_block.hint"),
+        nudge=lazy("codex.09.pre_ln_block.nudge"),
+        near=lazy("codex.09.pre_ln_block.near"),
         mistakes=_PRE_LN_WAYS,
     ),
     "10.softmax": CodeExercise(
         "softmax(z)",
         _ref_softmax,
         _softmax_cases,
-        "沿最后一维：先减去这一行的最大值（keepdims=True），再取 exp，最后除以这一行的和。",
-        nudge="softmax 沿最后一维把一行分数变成加起来是 1 的权重；分数很大或很小时，exp 之前要先让它们变得不大。",
-        near="差得很小：exp 和求和都要沿最后一维，中间别取整，也别加多余的小常数。",
+        lazy("codex.10.softmax.hint"),
+        nudge=lazy("codex.10.softmax.nudge"),
+        near=lazy("codex.10.softmax.near"),
         mistakes=_SOFTMAX_WAYS,
     ),
     "10.attention": CodeExercise(
         "attention(q, k, v)",
         _ref_attention,
         _attention_cases,
-        "scores = q @ k.swapaxes(-1, -2) / np.sqrt(d)，d 是 q 的最后一维；对每一行做（稳定的）softmax，再乘 v。",
-        nudge="注意力 = softmax(分数) · V：分数是 Q 和 K 的点积再缩放，每个查询的一行权重加起来是 1。",
-        near="差得很小：缩放用 √d（d 是 q 的最后一维），softmax 里别加多余的小常数。",
+        lazy("codex.10.attention.hint"),
+        nudge=lazy("codex.10.attention.nudge"),
+        near=lazy("codex.10.attention.near"),
         mistakes=_ATTENTION_WAYS,
     ),
     "11.rms_norm": CodeExercise(
         "rms_norm(x, gamma, eps=1e-6)",
         _ref_rms_norm,
         _rms_norm_cases,
-        "不减均值：x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + eps) * gamma。",
-        nudge="RMSNorm 不减均值、没有 β：每一行除以它的均方根（平方的平均，加 ε，再开根号），再乘 γ。",
-        near="差得很小：检查 ε 的大小（默认 1e-6，不是 1e-5）和位置（在根号里面）。",
+        lazy("codex.11.rms_norm.hint"),
+        nudge=lazy("codex.11.rms_norm.nudge"),
+        near=lazy("codex.11.rms_norm.near"),
         mistakes=_RMS_WAYS,
     ),
     "12.layer_norm_backward": CodeExercise(
         "layer_norm_backward(dy, x, gamma, eps=1e-5) -> (dx, dgamma, dbeta)",
         _ref_backward,
         _backward_cases,
-        "g = dy * gamma；dx = (g − mean(g) − x̂ · mean(g · x̂)) / √(σ² + ε)（都按最后一维）；"
-        "dgamma = Σ dy · x̂、dbeta = Σ dy，对最后一维以外的所有维求和。",
-        nudge="dx 有三项：直接的 g、来自 μ 的一项、来自 σ 的一项（g = dy ⊙ γ），最后乘 1/√(σ² + ε)；"
-        "dgamma 和 dbeta 对每个特征把所有 token 加起来。",
-        near="差得很小：检查 ε（1e-5，在根号里）和最后乘的 1/√(σ² + ε)。",
+        lazy("codex.12.layer_norm_backward.hint"),
+        nudge=lazy("codex.12.layer_norm_backward.nudge"),
+        near=lazy("codex.12.layer_norm_backward.near"),
         mistakes=_BACKWARD_WAYS,
     ),
     "13.welford_merge": CodeExercise(
-        "welford_merge(a, b) -> (n, mean, m2)，a、b 都是 (n, mean, m2)",
+        lazy("codex.13.welford_merge.signature"),
         _ref_merge,
         _merge_cases,
-        "n = na + nb；δ = mb − ma；mean = ma + δ · nb / n；m2 = m2a + m2b + δ² · na · nb / n；n = 0 时返回 (0, 0, 0)。",
-        nudge="合并两段：个数相加，均值按个数加权，M2 除了两段各自的 M2 还有一项来自两段均值之差；别忘了 n = 0。",
-        near="差得很小：大偏移时先算 δ = mb − ma，别用 Σx² 这种两个大数相减的公式。",
+        lazy("codex.13.welford_merge.hint"),
+        nudge=lazy("codex.13.welford_merge.nudge"),
+        near=lazy("codex.13.welford_merge.near"),
         mistakes=_MERGE_WAYS,
     ),
     "15.warmup_lr": CodeExercise(
         "warmup_lr(step, lr, warmup_steps)",
         warmup_lr,
         _warmup_cases,
-        "step 从 0 数：前 warmup_steps 步是 lr · (step + 1) / warmup_steps，之后一直是 lr；"
-        "warmup_steps 为 0 时就是 lr。",
-        nudge="线性 warm-up：学习率从很小开始一步步涨到 lr，warmup_steps 步以后保持 lr；step 从 0 数。",
-        near="差得很小：公式是 lr · (step + 1) / warmup_steps，别在中间取整。",
+        lazy("codex.15.warmup_lr.hint"),
+        nudge=lazy("codex.15.warmup_lr.nudge"),
+        near=lazy("codex.15.warmup_lr.near"),
         mistakes=_WARMUP_WAYS,
     ),
     "15.adam_step": CodeExercise(
         "adam_step(param, grad, m, v, t, lr) -> (new_param, new_m, new_v)",
         adam_step,
         _adam_cases,
-        "m = 0.9·m + 0.1·g，v = 0.999·v + 0.001·g²；m̂ = m / (1 − 0.9^t)，v̂ = v / (1 − 0.999^t)；"
-        "param − lr · m̂ / (√v̂ + 1e-8)。别忘了偏差修正。",
-        nudge="Adam 先更新一阶矩 m 和二阶矩 v，再对它们做偏差修正，最后按 m̂ / √v̂ 走一步。",
-        near="差得很小：检查 1e-8 加在 √v̂ 外面，以及偏差修正用的是第 t 步的 0.9^t 和 0.999^t。",
+        lazy("codex.15.adam_step.hint"),
+        nudge=lazy("codex.15.adam_step.nudge"),
+        near=lazy("codex.15.adam_step.near"),
         mistakes=_ADAM_WAYS,
     ),
     "16.variance_shares": CodeExercise(
-        "variance_shares(rows) -> 每一维的份额（长度 d，加起来是 1）",
+        lazy("codex.16.variance_shares.signature"),
         variance_shares,
         _shares_cases,
-        "centred = rows − rows.mean(axis=1, keepdims=True)（每一行减去自己的 μ）；"
-        "total = (centred ** 2).sum(axis=0)（每一维把所有行加起来）；返回 total / total.sum()。",
-        nudge="先让每一行减去它自己的均值（LayerNorm 的 μ），再对每一维把 (x − μ)² 在所有行上加起来，最后除以总和。",
-        near="差得很小：检查减的是每一行自己的均值（axis=1），求和是沿着行（axis=0）。",
+        lazy("codex.16.variance_shares.hint"),
+        nudge=lazy("codex.16.variance_shares.nudge"),
+        near=lazy("codex.16.variance_shares.near"),
         mistakes=_SHARES_WAYS,
     ),
 }
@@ -730,4 +728,4 @@ def check_function(name: str, fn) -> None:
     else:
         text = verdict.text(_record.tried(name))
     first, _, rest = text.partition("\n")
-    print(f"{first}（{name}）" + (f"\n{rest}" if rest else ""))
+    print(message("code.with_name", text=first, name=name) + (f"\n{rest}" if rest else ""))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .grading import show_array, show_number
+from .i18n import Msg, message
 
 __all__ = ["ANY", "TIME_LIMIT", "Case", "CodeExercise", "FunctionVerdict", "WrongWay", "given", "judge_code"]
 
@@ -28,7 +29,7 @@ TIME_LIMIT = 5.0  # seconds one call of the learner's function may take
 
 @dataclass(frozen=True)
 class Case:
-    label: str  # what this input tests, in Chinese: 随机行、常数行、很大的偏移、(B, T, d) 批量、float32 …
+    label: str | Msg  # what this input tests (a message): a random row, a constant row, a large offset, float32 …
     args: tuple
     rtol: float = 1e-5
     atol: float = 1e-5
@@ -41,22 +42,27 @@ ANY = object()  # in a WrongWay's result: this part is not compared
 class WrongWay:
     """A misconception as code: a function with the exercise's signature that makes exactly this mistake."""
 
-    why: str  # the mistake, in Chinese (a full sentence)
+    said: str | Msg  # the mistake (a message, a full sentence)
     fn: Callable  # its result; a part given as ANY is not compared
+
+    @property
+    def why(self) -> str:
+        """The mistake in the current language."""
+        return str(self.said)
 
 
 @dataclass(frozen=True)
 class CodeExercise:
-    signature: str  # e.g. "layer_norm(x, gamma, beta, eps=1e-5)"
+    signature: str | Msg  # e.g. "layer_norm(x, gamma, beta, eps=1e-5)" (a message where it explains itself)
     reference: Callable  # the same signature, built from lnlib
     cases: Callable[[], list[Case]]  # built on demand from a fixed seed
-    hint: str  # the full solution, shown only when asked (lnlib.hint)
-    nudge: str = ""  # the concept, shown from the second wrong try on
-    near: str = ""  # what a result that is off by very little usually means, for this exercise
+    hint: str | Msg  # the full solution, shown only when asked (lnlib.hint)
+    nudge: str | Msg = ""  # the concept, shown from the second wrong try on
+    near: str | Msg = ""  # what a result that is off by very little usually means, for this exercise
     mistakes: tuple[WrongWay, ...] = field(default_factory=tuple)
 
 
-def given(shown: str) -> Callable[[Callable], Callable]:
+def given(shown: str | Msg) -> Callable[[Callable], Callable]:
     """Marks a function the course hands to the learner's (a case's argument) with the name messages show for it."""
 
     def mark(fn: Callable) -> Callable:
@@ -82,30 +88,31 @@ class FunctionVerdict:
 
 
 def _kind_text(kind: str, value) -> str:
-    return {
-        "b": "布尔值（True/False），不是数字",
-        "c": "复数，这里只要实数",
-        "U": "文字，不是数字",
-        "S": "字节串，不是数字",
-        "M": "日期时间，不是数字",
-        "m": "时间长度，不是数字",
-    }.get(kind, f"{_type_name(value)}，不是数字")
+    said = {
+        "b": lambda: message("code.kind_bool"),
+        "c": lambda: message("code.kind_complex"),
+        "U": lambda: message("code.kind_text"),
+        "S": lambda: message("code.kind_bytes"),
+        "M": lambda: message("code.kind_datetime"),
+        "m": lambda: message("code.kind_timedelta"),
+    }.get(kind, lambda: message("code.kind_other", type=_type_name(value)))
+    return said()
 
 
 def _type_name(value) -> str:
     try:
         return type(value).__name__
     except Exception:  # noqa: BLE001 - nothing about a foreign object may crash the report
-        return "未知对象"
+        return message("code.unknown_object")
 
 
 def _scan(value, depth: int = 0, seen: frozenset = frozenset()) -> str:
     """'' when nested lists/tuples are safe to hand to numpy; else why not (a cycle, or nested too deep)."""
     if isinstance(value, list | tuple):
         if id(value) in seen:
-            return "列表里套着它自己（自引用的列表），读不出数字。"
+            return message("code.self_list")
         if depth > 32:
-            return "列表嵌套得太深了，不像一个数字数组。"
+            return message("code.too_deep")
         inner = seen | {id(value)}
         for item in value:
             why = _scan(item, depth + 1, inner)
@@ -115,9 +122,9 @@ def _scan(value, depth: int = 0, seen: frozenset = frozenset()) -> str:
 
 
 def _to_array(value) -> tuple[np.ndarray | None, str]:
-    """A result as a float64 array, or (None, why not in Chinese). Never raises."""
+    """A result as a float64 array, or (None, why not). Never raises."""
     if isinstance(value, memoryview | bytes | bytearray):
-        return None, f"返回的是 {_type_name(value)}（字节），不是数字数组。"
+        return None, message("code.bytes_result", type=_type_name(value))
     try:
         why = _scan(value)
         if why:
@@ -132,10 +139,10 @@ def _to_array(value) -> tuple[np.ndarray | None, str]:
     except (ValueError, TypeError) as err:
         text = _exception_text(err)
         if "inhomogeneous" in text or "sequence" in text:
-            return None, "返回的列表各行长度不一样（不是一个整齐的数组）。"
-        return None, f"返回的 {_type_name(value)} 读不出数字。"
+            return None, message("code.ragged")
+        return None, message("code.unreadable", type=_type_name(value))
     except Exception:  # noqa: BLE001 - a foreign object may raise anything
-        return None, f"返回的 {_type_name(value)} 读不出数字。"
+        return None, message("code.unreadable", type=_type_name(value))
     kind = arr.dtype.kind
     if kind == "O":
         items = arr.ravel().tolist() if arr.size else []
@@ -145,29 +152,29 @@ def _to_array(value) -> tuple[np.ndarray | None, str]:
                 return arr.astype(np.float64), ""
             except (ValueError, TypeError, OverflowError):
                 pass
-        what = "None" if odd is None and items else _kind_text("", odd) if odd is not None else "空的对象数组"
-        return None, f"返回的结果里有不是数字的东西：{what}。"
+        what = "None" if odd is None and items else _kind_text("", odd) if odd is not None else ""
+        return None, message("code.not_numbers_inside", what=what or message("code.empty_objects"))
     if kind not in "iuf":
-        return None, f"返回的是{_kind_text(kind, value)}。"
+        return None, message("code.result_is", what=_kind_text(kind, value))
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             return arr.astype(np.float64), ""
     except (ValueError, TypeError, OverflowError):
-        return None, "返回的数太大了，超出了浮点数的范围。"
+        return None, message("code.too_large")
 
 
 def _exception_text(err: BaseException) -> str:
     try:
         text = str(err)
     except Exception:  # noqa: BLE001 - an exception whose __str__ raises
-        return "（错误信息显示不出来）"
+        return message("code.no_message")
     return text if len(text) <= 200 else text[:197] + "…"
 
 
 def _result_names(ex: CodeExercise) -> list[str]:
     """The names of a multi-part result, from the signature's "-> (y, new_running_mean, …)"."""
-    _, arrow, after = ex.signature.partition("->")
+    _, arrow, after = str(ex.signature).partition("->")
     if not arrow:
         return []
     inner = after.strip()
@@ -183,22 +190,22 @@ def _parts(got, want) -> tuple[list | None, str]:
     if isinstance(got, np.ndarray) and got.ndim >= 1 and got.shape[0] == k:
         return list(got), ""
     count = len(got) if isinstance(got, tuple | list) and _scan(got) == "" else 1
-    return None, f"应该返回 {k} 个结果，你返回了 {count} 个。"
+    return None, message("code.part_count", want=k, got=count)
 
 
 def _compare(got, want, case: Case, ex: CodeExercise | None = None) -> str:
-    """'' if `got` matches `want` by value and shape, else why not (in Chinese)."""
+    """'' if `got` matches `want` by value and shape, else why not."""
     if isinstance(want, tuple):
         parts, why = _parts(got, want)
         if parts is None:
             names = _result_names(ex) if ex is not None else []
-            return why + (f"（{', '.join(names)}）" if len(names) == len(want) else "")
+            return why + (message("code.part_names", names=", ".join(names)) if len(names) == len(want) else "")
         names = _result_names(ex) if ex is not None else []
         for j, (g, w) in enumerate(zip(parts, want, strict=True)):
             why = _compare_one(g, w, case, ex)
             if why:
-                name = names[j] if len(names) == len(want) else f"第 {j + 1} 个结果"
-                return f"{name}：{why}"
+                name = names[j] if len(names) == len(want) else message("code.part_number", n=j + 1)
+                return message("code.part_why", name=name, why=why)
         return ""
     return _compare_one(got, want, case, ex)
 
@@ -211,7 +218,7 @@ def _shown_part(got, want, case: Case, ex: CodeExercise) -> tuple[str, object, o
         if parts is not None:
             for j, (g, w) in enumerate(zip(parts, want, strict=True)):
                 if _compare_one(g, w, case, ex):
-                    name = names[j] if len(names) == len(want) else f"第 {j + 1} 个结果"
+                    name = names[j] if len(names) == len(want) else message("code.part_number", n=j + 1)
                     return f" {name}", w, g
     return "", want, got
 
@@ -224,20 +231,24 @@ def _compare_one(got, want, case: Case, ex: CodeExercise | None) -> str:
     if g.shape != w.shape and g.size == w.size == 1:
         g = g.reshape(w.shape)
     if g.shape != w.shape:
-        return f"形状不对：应该是 {_shape_text(w.shape)}，你的是 {_shape_text(g.shape)}。"
+        return message("code.shape", want=_shape_text(w.shape), got=_shape_text(g.shape))
     if not np.all(np.isfinite(g)) and np.all(np.isfinite(w)):
-        return "结果里出现了 inf 或 nan。"
+        return message("code.not_finite")
     if not np.allclose(g, w, rtol=case.rtol, atol=case.atol):
         gap = float(np.max(np.abs(g - w)))
         if gap <= 1e-3 * max(float(np.max(np.abs(w))), 100 * case.atol):  # off by ≤ 0.1 % of the values' size
-            near = ex.near if ex is not None and ex.near else "差得很小，但超出了允许的误差。"
-            return f"最多差 {show_number(gap, 2)}。{near}"
-        return f"数值不对（最多差 {show_number(gap, 3)}）。"
+            near = ex.near if ex is not None and ex.near else message("code.near_default")
+            return message("code.near", gap=show_number(gap, 2), near=near)
+        return message("code.wrong_values", gap=show_number(gap, 3))
     return ""
 
 
 def _shape_text(shape: tuple) -> str:
-    return "一个数" if shape == () else "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+    return (
+        message("code.scalar")
+        if shape == ()
+        else "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+    )
 
 
 def _same(got, wrong) -> bool:
@@ -375,7 +386,7 @@ def _fmt(value) -> str:
         if isinstance(value, tuple):
             return "(" + ", ".join(_fmt(v) for v in value) + ")"
         if callable(value) and not isinstance(value, np.ndarray):
-            return getattr(value, "shown_as", "") or getattr(value, "__name__", "") or "一个函数"
+            return str(getattr(value, "shown_as", "") or getattr(value, "__name__", "") or message("code.a_function"))
         arr, why = _to_array(value)
         if arr is None:
             return f"（{_type_name(value)}：{why}）"
@@ -385,18 +396,19 @@ def _fmt(value) -> str:
             more = "\n      …" if arr.size // arr.shape[-1] > 6 else ""
             text = "\n      " + "\n      ".join(rows) + more
             if arr.ndim > 2:
-                text = f"形状 {_shape_text(arr.shape)}，按最后一维逐行：" + text
+                text = message("code.shape_rows", shape=_shape_text(arr.shape)) + text
         is_f32 = getattr(getattr(value, "dtype", None), "name", "") == "float32"
-        return text + ("（float32）" if is_f32 else "")
+        return text + (message("code.float32") if is_f32 else "")
     except Exception:  # noqa: BLE001 - the report never crashes
         return f"（{_type_name(value)}）"
 
 
 def _inputs(ex: CodeExercise, case: Case) -> str:
     """The case's arguments, each named as in the signature: x = …, gamma = …"""
-    inner = ex.signature[ex.signature.index("(") + 1 : ex.signature.index(")")]
+    signature = str(ex.signature)
+    inner = signature[signature.index("(") + 1 : signature.index(")")]
     names = [p.split("=")[0].strip() for p in inner.split(",")]
-    return "；".join(f"{n} = {_fmt(a)}" for n, a in zip(names, case.args, strict=False))
+    return message("code.input_separator").join(f"{n} = {_fmt(a)}" for n, a in zip(names, case.args, strict=False))
 
 
 def _copy_args(args: tuple) -> tuple:
@@ -406,9 +418,9 @@ def _copy_args(args: tuple) -> tuple:
 def _error_text(fn, err: BaseException) -> str:
     name = _type_name(err)
     if isinstance(err, SystemExit):
-        return "函数调用了 exit()（SystemExit）：函数里不要退出，用 return 返回结果。"
+        return message("code.exit")
     if isinstance(err, KeyboardInterrupt):
-        return "函数自己抛出了 KeyboardInterrupt。"
+        return message("code.own_interrupt")
     line = ""
     try:
         code = getattr(fn, "__code__", None)
@@ -416,12 +428,12 @@ def _error_text(fn, err: BaseException) -> str:
             f for f in traceback.extract_tb(err.__traceback__) if code is not None and f.filename == code.co_filename
         ]
         if frames and frames[-1].lineno is not None:
-            line = f"（你的函数第 {frames[-1].lineno - code.co_firstlineno + 1} 行）"
+            line = message("code.error_line", line=frames[-1].lineno - code.co_firstlineno + 1)
     except Exception:  # noqa: BLE001 - the line number is a courtesy
         line = ""
     text = f"{name}: {_exception_text(err)}{line}"
     if isinstance(err, ValueError) and "broadcast" in _exception_text(err):
-        text += "\n  形状对不上：多半是求 mean 或 var 时少了 keepdims=True，结果少了一维，没法和 x 逐行相减。"
+        text += "\n  " + message("code.broadcast")
     return text
 
 
@@ -458,9 +470,11 @@ def _call_quietly(fn: Callable, args: tuple) -> _Outcome:
 def judge_code(name: str, ex: CodeExercise, fn, cases: list[Case] | None = None) -> FunctionVerdict:
     """Run `fn` on every case of `ex` (or on `cases`); `name` is the exercise's name, shown for `lnlib.hint`."""
     if fn is None or fn is Ellipsis:
-        return FunctionVerdict(False, f"还没写：先在上面定义函数 {ex.signature}，再运行这个单元格。", "placeholder")
+        return FunctionVerdict(False, message("code.placeholder", signature=ex.signature), "placeholder")
     if not callable(fn):
-        return FunctionVerdict(False, f"需要一个函数（{ex.signature}），你给的是 {_type_name(fn)}。", "error")
+        return FunctionVerdict(
+            False, message("code.not_callable", signature=ex.signature, type=_type_name(fn)), "error"
+        )
     cases = ex.cases() if cases is None else list(cases)
     outcomes: list[_Outcome] = []
     failure = None  # (index, kind, why)
@@ -476,39 +490,37 @@ def judge_code(name: str, ex: CodeExercise, fn, cases: list[Case] | None = None)
             failure = (i, "error", _error_text(fn, outcome.error))
         elif outcome.value is None:
             if i == 1:
-                return FunctionVerdict(
-                    False, f"还没写：函数还没有返回结果（返回的是 None）。请补全 {ex.signature}。", "placeholder"
-                )
-            failure = (i, "none", "函数返回了 None（是不是忘了 return？）。")
+                return FunctionVerdict(False, message("code.returns_none_first", signature=ex.signature), "placeholder")
+            failure = (i, "none", message("code.returns_none"))
         else:
             want = _quiet_call(ex.reference, _copy_args(case.args))
             why = _compare(outcome.value, want, case, ex)
             if why:
                 failure = (i, "wrong", why)
     if failure is None:
-        labels = "；".join(c.label for c in cases)
-        return FunctionVerdict(True, f"✓ 全部 {len(cases)} 个测试都通过了：{labels}。")
+        labels = message("code.input_separator").join(str(c.label) for c in cases)
+        return FunctionVerdict(True, message("code.all_passed", total=len(cases), labels=labels))
     i, kind, why = failure
     case = cases[i - 1]
     mistake = _named_mistake(ex, cases, outcomes) if kind != "timeout" else ""
-    head = f"✗ 第 {i} 个测试（共 {len(cases)} 个）没通过：{case.label}。"
+    head = message("code.failed", i=i, total=len(cases), label=case.label)
     if kind == "timeout":
-        body = f"函数运行了 {show_number(TIME_LIMIT)} 秒还没结束，停下了：是不是有死循环（比如 while 的条件一直成立）？"
+        body = message("code.timeout", seconds=show_number(TIME_LIMIT))
     elif kind == "error":
-        body = f"函数出错了：{why}"
+        body = message("code.error", why=why)
     else:
         body = why
     lines = [head + body]
     if mistake:
-        lines.append(f"  问题多半在这里：{mistake}")
-    lines.append(f"  输入：{_inputs(ex, case)}")
+        lines.append(message("code.likely", mistake=mistake))
+    lines.append(message("code.inputs", inputs=_inputs(ex, case)))
     if kind in ("wrong", "none"):
         want = _quiet_call(ex.reference, _copy_args(case.args))
         label, want_part, got_part = _shown_part(outcomes[i - 1].value, want, case, ex)
-        lines.append(f"  期望{label}：{_fmt(want_part)}")
-        lines.append(f"  你的{label}：{_fmt(got_part)}")
+        lines.append(message("code.expected", part=label, value=_fmt(want_part)))
+        lines.append(message("code.yours", part=label, value=_fmt(got_part)))
     first = "\n".join(lines)
-    more = f"\n  提示：{ex.nudge}" if ex.nudge else ""
-    more += f'\n  还想看完整写法：运行 lnlib.hint("{name}")。'
-    label = {"error": "error", "timeout": "timeout"}.get(kind, case.label)
-    return FunctionVerdict(False, first + more, label, first + "\n  再试一次会有更具体的提示。", mistake)
+    more = "\n  " + message("code.hint", hint=ex.nudge) if ex.nudge else ""
+    more += "\n  " + message("code.full_code", name=name)
+    label = {"error": "error", "timeout": "timeout"}.get(kind, str(case.label))
+    return FunctionVerdict(False, first + more, label, first + "\n  " + message("code.try_again"), str(mistake))

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .i18n import Msg, lazy, message
+
 HINT_AFTER = 2  # wrong tries that get only the mistake or a nudge; the worked hint comes on the next one
 _SLACK = 1e-9  # relative slack on a tolerance, so that 3.684 − 3.683 = 0.0010000000000003 still counts as 1e-3
 
@@ -35,11 +37,17 @@ _SLACK = 1e-9  # relative slack on a tolerance, so that 3.684 − 3.683 = 0.0010
 @dataclass(frozen=True)
 class Mistake:
     """A typical wrong answer: `value` (or a zero-argument callable returning it; a str for a choice question) and
-    what went wrong, in Chinese, written as a full sentence (it follows "你的答案是 …。")."""
+    what went wrong as a full sentence (it follows "your answer is …"): a message (`lazy`) or, for words an
+    exercise has not moved to the catalogue yet, the Chinese text."""
 
-    why: str
+    said: str | Msg
     value: object
     atol: float | None = None  # None: the exercise's own tolerance
+
+    @property
+    def why(self) -> str:
+        """What went wrong, in the current language."""
+        return str(self.said)
 
     def raw_value(self):
         return self.value() if callable(self.value) else self.value
@@ -70,19 +78,19 @@ class Exercise:
     """
 
     expected: object
-    hint: str
+    hint: str | Msg
     atol: float = 1e-3
     mistakes: Sequence[Mistake] = field(default_factory=tuple)
     synonyms: Sequence[str] = field(default_factory=tuple)
-    nudge: str = ""
+    nudge: str | Msg = ""
     about: str = ""
-    sign: str = ""
+    sign: str | Msg = ""
 
 
 @dataclass(frozen=True)
 class Verdict:
     ok: bool
-    message: str  # the Chinese text `check` prints from the third wrong try on (without the exercise name)
+    message: str  # the text `check` prints from the third wrong try on (without the exercise name)
     first: str = ""  # the shorter text of a first wrong try; "" means the same as `message`
     mistake: str = ""  # the named mistake, if one explains the answer
 
@@ -92,9 +100,9 @@ class Verdict:
         return self.first if tries <= HINT_AFTER and self.first else self.message
 
 
-GENERAL_NUDGE = "再对照这一节的公式，一步一步检查一遍。"
-CHOICE_NUDGE = "把每个选项放回这一节讲过的例子里试一试，看哪一个说法站得住。"
-NEXT_TRY = "先自己再试试；第三次还不对时，这里会给出解法。"
+GENERAL_NUDGE = lazy("feedback.general_nudge")
+CHOICE_NUDGE = lazy("feedback.choice_nudge")
+NEXT_TRY = lazy("feedback.next_try")
 
 
 # ---------------------------------------------------------------- numbers as a person writes them
@@ -146,22 +154,19 @@ def show_array(value, digits: int = 4, *, edge: int = 3) -> str:
 
 # ---------------------------------------------------------------- the catalogue of mistakes any answer can show
 
-SIGN_FLIPPED = "数值对了，符号反了。"
-SIGN_FLIPPED_CENTER = "数值对了，符号反了：检查减法的顺序（x − μ，不是 μ − x）。"  # for exercises about x − μ
-ORDER_REVERSED = "这些数都对，但顺序反了：检查是哪一行、第几维。"
-ROUNDED_EARLY = "取整太早了"  # the start of every "rounded an intermediate too early" text (`rounded_early`)
-TOO_FEW_DECIMALS = "保留的小数位数不够：按题目要求多保留几位再四舍五入。"
-NEAR = "很接近了，但误差超出了允许范围（±{atol}）。再仔细算一遍最后几步。"
+SIGN_FLIPPED = lazy("feedback.sign_flipped")
+SIGN_FLIPPED_CENTER = lazy("feedback.sign_flipped_center")  # for exercises about x − μ
+ORDER_REVERSED = lazy("feedback.order_reversed")
+ROUNDED_EARLY = lazy("feedback.rounded_early")  # the start of every "rounded too early" text (`rounded_early`)
+TOO_FEW_DECIMALS = lazy("feedback.too_few_decimals")
 NEAR_UNITS = 3  # "near": within this many units of the last decimal the question asks for (and 5 % of the answer)
 
 
-def rounded_early(value, example: str = "") -> Mistake:
+def rounded_early(value, example: str | Msg = "") -> Mistake:
     """The mistake "rounded an intermediate too early": `value` is the answer computed from a rounded intermediate;
     `example` names that intermediate in this exercise's own numbers, e.g. "把 σ = √6.5 ≈ 2.550 写成 2.5"."""
-    where = f"（{example}）" if example else ""
-    return Mistake(
-        f"{ROUNDED_EARLY}：中间步骤{where}先四舍五入，误差就带到了结果里。中间多保留几位，最后再取整。", value
-    )
+    where = lazy("feedback.rounded_early_where", example=example) if example else ""
+    return Mistake(lazy("feedback.rounded_early_why", rounded_early=ROUNDED_EARLY, where=where), value)
 
 
 # ---------------------------------------------------------------- choice answers
@@ -243,19 +248,30 @@ def choice_spellings(answer: str, extra=()) -> set[str]:
 
 def _grade_choice(exercise: Exercise, answer) -> Verdict:
     if not isinstance(answer, str):
-        return Verdict(False, f'这道题要填文字，写在引号里（answer = "你的答案"），你给的是 {_show(answer)}。')
+        return Verdict(False, message("feedback.choice_not_text", given=_show(answer)))
     typed = normalize_choice(answer)
     if typed in choice_spellings(exercise.expected, exercise.synonyms):
         return Verdict(True, "")
     words = " ".join(answer.split())
-    shown = f"你的答案是「{words if len(words) <= 40 else words[:39] + '…'}」。"
+    shown = message("feedback.your_choice", words=words if len(words) <= 40 else words[:39] + "…")
     for mistake in exercise.mistakes:
         if typed in choice_spellings(str(mistake.raw_value())):
-            return Verdict(False, f"{shown}{mistake.why}\n  提示：{exercise.hint}", shown + mistake.why, mistake.why)
-    return Verdict(False, f"{shown}\n  提示：{exercise.hint}", f"{shown}\n  提示：{_nudge(exercise, CHOICE_NUDGE)}")
+            why = mistake.why
+            said = _then(shown, why)
+            return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said, why)
+    return Verdict(False, f"{shown}\n  {_hint(exercise.hint)}", f"{shown}\n  {_hint(_nudge(exercise, CHOICE_NUDGE))}")
 
 
-def _nudge(exercise: Exercise, general: str = GENERAL_NUDGE) -> str:
+def _hint(text) -> str:
+    return message("feedback.hint", hint=text)
+
+
+def _then(first: str, second: str) -> str:
+    """Two sentences one after the other (Chinese runs them together, English puts a space between)."""
+    return message("feedback.then", first=first, second=second)
+
+
+def _nudge(exercise: Exercise, general: Msg = GENERAL_NUDGE) -> str:
     return f"{exercise.nudge or general}\n  {NEXT_TRY}"
 
 
@@ -271,22 +287,22 @@ def real_array(answer) -> tuple[np.ndarray | None, str]:
         with np.errstate(all="ignore"):
             arr = np.asarray(answer, dtype=np.float64)
     except OverflowError:  # an int such as 10**400
-        return None, "这个数太大了，超出了浮点数的范围。"
+        return None, message("feedback.too_large")
     except (TypeError, ValueError):
-        return None, f"需要一个数或一个（各行等长的）数字列表，你给的是 {_show(answer)}。"
+        return None, message("feedback.not_a_list", given=_show(answer))
     if not np.all(np.isfinite(arr)):
-        return None, f"答案里有 inf 或 nan：{show_array(arr)}。检查一下是不是除以了 0。"
+        return None, message("feedback.not_finite", values=show_array(arr))
     return arr, ""
 
 
 def _not_real(value, depth: int = 0) -> str:
-    """'' when `value` is a real number or a nested list/tuple/array of them; else the reason in Chinese."""
+    """'' when `value` is a real number or a nested list/tuple/array of them; else the reason."""
     if depth > 8:
-        return "嵌套太深了，答案应该是一个数或一个数字列表。"
+        return message("feedback.too_deep")
     if isinstance(value, bool | np.bool_):
-        return f"{value} 是布尔值（对/错），不是数字。"
+        return message("feedback.boolean", value=value)
     if isinstance(value, str | bytes):
-        return f"需要数字，你给的是文字 {value!r:.40}（去掉引号试试）。"
+        return message("feedback.text", given=f"{value!r:.40}")
     if isinstance(value, np.ndarray | np.generic):
         kind = value.dtype.kind
         if kind in "iuf":
@@ -295,7 +311,7 @@ def _not_real(value, depth: int = 0) -> str:
             return next((w for w in map(lambda v: _not_real(v, depth + 1), value.ravel().tolist()) if w), "")
         return _kind_reason(kind, value)
     if isinstance(value, complex | numbers.Complex) and not isinstance(value, numbers.Real):
-        return f"{value} 是复数；这里只接受实数。"
+        return message("feedback.complex", value=value)
     if isinstance(value, numbers.Real):
         return ""
     if isinstance(value, list | tuple):
@@ -304,19 +320,21 @@ def _not_real(value, depth: int = 0) -> str:
         try:
             return _not_real(np.asarray(value), depth + 1)
         except Exception:  # noqa: BLE001 - anything a foreign object raises means "not a number we can read"
-            return f"读不出 {_show(value)} 里的数字。"
-    return f"需要数字或数字列表，你给的是 {_show(value)}。"
+            return message("feedback.unreadable", given=_show(value))
+    return message("feedback.not_number", given=_show(value))
 
 
 def _kind_reason(kind: str, value) -> str:
-    return {
-        "b": "True/False 是布尔值（对/错），不是数字。",
-        "c": "这是复数（带虚部的数，比如 1+2j）的数组；这里只接受实数。",
-        "M": f"{_show(value)} 是日期时间，不是数字。",
-        "m": f"{_show(value)} 是时间长度，不是数字。",
-        "U": f"需要数字，你给的是文字 {_show(value)}（去掉引号试试）。",
-        "S": f"需要数字，你给的是字节串 {_show(value)}。",
-    }.get(kind, f"需要数字或数字列表，你给的是 {_show(value)}。")
+    given = _show(value)
+    said = {
+        "b": lambda: message("feedback.kind_bool"),
+        "c": lambda: message("feedback.kind_complex"),
+        "M": lambda: message("feedback.kind_datetime", given=given),
+        "m": lambda: message("feedback.kind_timedelta", given=given),
+        "U": lambda: message("feedback.text", given=given),
+        "S": lambda: message("feedback.kind_bytes", given=given),
+    }.get(kind, lambda: message("feedback.not_number", given=given))
+    return said()
 
 
 _ADDRESS = re.compile(r"\s+at\s+0x[0-9a-fA-F]+|\s*0x[0-9a-fA-F]{6,}")
@@ -327,17 +345,16 @@ def _show(value) -> str:
     import inspect
 
     if inspect.isgenerator(value) or inspect.isasyncgen(value):
-        return "一个生成器（generator，还没有算出数字；用 list(...) 把它变成列表）"
+        return message("feedback.show_generator")
     if isinstance(value, memoryview):
-        return "一个 memoryview（内存视图），不是数字列表"
+        return message("feedback.show_memoryview")
     if callable(value) and not isinstance(value, type):
-        return f"函数 {getattr(value, '__name__', '')}（要填的是它算出的结果，不是函数本身）".replace(
-            "函数 （", "一个函数（"
-        )
+        name = getattr(value, "__name__", "")
+        return message("feedback.show_function", name=name) if name else message("feedback.show_function_unnamed")
     try:
         text = _ADDRESS.sub("", repr(value))
     except Exception:  # noqa: BLE001 - a foreign object's repr may raise
-        text = f"一个 {type(value).__name__} 对象"
+        text = message("feedback.show_object", type=type(value).__name__)
     return text if len(text) <= 60 else text[:57] + "…"
 
 
@@ -370,17 +387,16 @@ def _close_as_typed(got: np.ndarray, wrong: np.ndarray, atol: float, typed: np.n
 def _shape_text(exercise: Exercise, got: np.ndarray, want: np.ndarray) -> str:
     if exercise.about and want.ndim == 1 and got.ndim <= 1:
         n, m = want.size, got.size
-        return (
-            f"{exercise.about} 的形状应该写成 {n} 个数（{exercise.about} 有 {n} 维），你写了 {m} 个数。"
-            "想一想：按哪一维统计，结果里就少了哪一维。"
-        )
+        return message("feedback.shape_about", count=n, about=exercise.about, n=n, m=m)
     if got.ndim != want.ndim:
-        return f"形状不对：应该是{_dims(want)}，你的是{_dims(got)}。"
-    return f"形状不对：应该有 {want.size} 个数，你的有 {got.size} 个。"
+        return message("feedback.shape_ndim", want=_dims(want), got=_dims(got))
+    return message("feedback.shape_size", count=want.size, want=want.size, got=got.size)
 
 
 def _dims(arr: np.ndarray) -> str:
-    return "一个数" if arr.ndim == 0 else "一个列表（一行数）" if arr.ndim == 1 else "一张表（嵌套的列表）"
+    return message(
+        "feedback.dims_scalar" if arr.ndim == 0 else "feedback.dims_list" if arr.ndim == 1 else "feedback.dims_table"
+    )
 
 
 def _rounded_finals(want: np.ndarray, atol: float) -> list[np.ndarray]:
@@ -407,14 +423,16 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
     if got is None:
         return Verdict(False, why)
     want = np.asarray(exercise.expected, dtype=np.float64)
-    shown = f"你的答案是 {show_array(got)}。"
+    shown = message("feedback.your_answer", values=show_array(got))
     if got.shape != want.shape and got.size == want.size == 1:
         got = got.reshape(want.shape)  # [5] for 5
     if _close(got, want, exercise.atol):
         return Verdict(True, "")
 
-    def named(text: str) -> Verdict:
-        return Verdict(False, f"{shown}{text}\n  提示：{exercise.hint}", shown + text, text)
+    def named(why) -> Verdict:
+        text = str(why)
+        said = _then(shown, text)
+        return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said, text)
 
     typed = _typed_half_unit(got)
     for mistake in exercise.mistakes:
@@ -424,7 +442,7 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
             return named(mistake.why)
     if got.shape != want.shape:
         text = _shape_text(exercise, got, want)
-        return Verdict(False, f"{text}\n  提示：{exercise.hint}", f"{text}\n  提示：{_nudge(exercise)}", text)
+        return Verdict(False, f"{text}\n  {_hint(exercise.hint)}", f"{text}\n  {_hint(_nudge(exercise))}", text)
     if np.any(want != 0) and _close(got, -want, exercise.atol):
         return named(exercise.sign or SIGN_FLIPPED)
     if want.ndim == 1 and want.size > 1 and not _close(want, want[::-1], 0) and _close(got, want[::-1], exercise.atol):
@@ -432,15 +450,16 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
     if any(_close(got, r, 0) and not _close(r, want, exercise.atol) for r in _rounded_finals(want, exercise.atol)):
         return named(TOO_FEW_DECIMALS)
     if _near(got, want, exercise.atol):
-        text = NEAR.format(atol=show_number(exercise.atol))
-        return Verdict(False, f"{shown}{text}\n  提示：{exercise.hint}", shown + text)
-    return Verdict(False, f"{shown}\n  提示：{exercise.hint}", f"{shown}\n  提示：{_nudge(exercise)}")
+        text = message("feedback.near", atol=show_number(exercise.atol))
+        said = _then(shown, text)
+        return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said)
+    return Verdict(False, f"{shown}\n  {_hint(exercise.hint)}", f"{shown}\n  {_hint(_nudge(exercise))}")
 
 
 def grade(exercise: Exercise, answer) -> Verdict:
     """Judge one answer: ✓, or ✗ with the reason (a named mistake, a wrong type or shape, or the general hint)."""
     if answer is None:
-        return Verdict(False, "尚未作答")
+        return Verdict(False, message("feedback.unanswered"))
     if isinstance(exercise.expected, str):
         return _grade_choice(exercise, answer)
     return _grade_number(exercise, answer)
@@ -469,55 +488,58 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
     col_mu = m.mean(axis=0)
     names = _row_names(m)
     other = [(r, names[r]) for r in range(m.shape[0]) if r != row]
-    word = {"mean": "均值", "variance": "方差", "std": "标准差", "xhat": " x̂"}
-    if what not in word:
+    if what not in ("mean", "variance", "std", "xhat"):
         raise ValueError(f"what: expected 'mean', 'variance', 'std' or 'xhat', got {what!r}")
-    wanted: dict[str, list[tuple[str, Callable[[], object]]]] = {
+    wanted: dict[str, list[tuple[str | Msg, Callable[[], object]]]] = {
         "mean": [
-            ("只加起来，忘了除以 d：均值是这一行的和除以 d。", lambda: float(x.sum())),
-            ("除以了 d − 1：均值是和除以 d（d 个数就除以 d）。", lambda: float(x.sum()) / (d - 1)),
-            ("按列（同一维、不同 token）求了平均：LayerNorm 每一行用自己的 d 个数。", lambda: col_mu),
-            ("对整张表求了平均：LayerNorm 每一行只用自己的 d 个数。", lambda: table_mu),
+            (lazy("feedback.row.mean_sum"), lambda: float(x.sum())),
+            (lazy("feedback.row.mean_d_minus_1"), lambda: float(x.sum()) / (d - 1)),
+            (lazy("feedback.row.mean_columns"), lambda: col_mu),
+            (lazy("feedback.row.mean_table"), lambda: table_mu),
         ],
         "variance": [
-            ("除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", lambda: var * d / (d - 1)),
-            ("给出了标准差 σ，题目问的是方差 σ²（还没开根号的那个数）。", lambda: sd),
-            ("忘了先减去均值 μ：算成了 x² 的平均。", lambda: float((x**2).mean())),
-            ("忘了除以 d：这是偏差平方的和，方差是它的平均（再除以 d）。", lambda: var * d),
-            ("偏差没有平方，直接取了绝对值的平均。", lambda: float(np.abs(c).mean())),
-            ("对整张表求了方差：LayerNorm 每一行只用自己的 d 个数。", lambda: table_var),
+            (lazy("feedback.row.var_unbiased"), lambda: var * d / (d - 1)),
+            (lazy("feedback.row.var_gave_std"), lambda: sd),
+            (lazy("feedback.row.var_no_center"), lambda: float((x**2).mean())),
+            (lazy("feedback.row.var_sum"), lambda: var * d),
+            (lazy("feedback.row.var_abs"), lambda: float(np.abs(c).mean())),
+            (lazy("feedback.row.var_table"), lambda: table_var),
         ],
         "std": [
-            ("忘了开平方根：给出的是方差 σ²。", lambda: var),
-            ("除以了 d − 1（无偏方差）再开根号：LayerNorm 的方差除以 d。", lambda: np.sqrt(var * d / (d - 1))),
+            (lazy("feedback.row.std_no_root"), lambda: var),
+            (lazy("feedback.row.std_unbiased"), lambda: np.sqrt(var * d / (d - 1))),
             (TOO_FEW_DECIMALS, lambda: round(sd, 1)),
         ],
         "xhat": [
-            ("除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", lambda: c / np.sqrt(var * d / (d - 1) + eps)),
-            ("忘了开平方根：除以的是方差 σ²，不是 σ。", lambda: c / (var + eps)),
-            ("把 ε 放在了根号外面：分母应该是 √(σ² + ε)，不是 σ + ε。", lambda: c / (sd + eps)),
-            ("只减了均值，忘了除以 σ。", lambda: c),
-            ("忘了减均值：直接用 x 除以 σ。", lambda: x / np.sqrt(var + eps)),
-            ("按列（同一维、不同 token）统计了：这是 BatchNorm 的方向。", lambda: batch_norm(m, eps=eps)[row]),
-            (
-                "对整张表一起统计了：LayerNorm 每一行只用自己的 d 个数。",
-                lambda: layer_norm(m, eps=eps, axis=(0, 1))[row],
-            ),
+            (lazy("feedback.row.xhat_unbiased"), lambda: c / np.sqrt(var * d / (d - 1) + eps)),
+            (lazy("feedback.row.xhat_no_root"), lambda: c / (var + eps)),
+            (lazy("feedback.row.xhat_eps_outside"), lambda: c / (sd + eps)),
+            (lazy("feedback.row.xhat_no_divide"), lambda: c),
+            (lazy("feedback.row.xhat_no_center"), lambda: x / np.sqrt(var + eps)),
+            (lazy("feedback.row.xhat_columns"), lambda: batch_norm(m, eps=eps)[row]),
+            (lazy("feedback.row.xhat_table"), lambda: layer_norm(m, eps=eps, axis=(0, 1))[row]),
             (_early_sigma(var + eps, 1), lambda: c / round(float(np.sqrt(var + eps)), 1)),
             (_early_sigma(var + eps, 2), lambda: c / round(float(np.sqrt(var + eps)), 2)),
         ],
     }
-    for r, label in other:  # the same statistic of another row: copied from the wrong row
-        sibling = m[r]
+    for i, label in other:  # the same statistic of another row: copied from the wrong row
+        sibling = m[i]
         value = {
             "mean": lambda s=sibling: float(mean(s)),
             "variance": lambda s=sibling: float(variance(s)),
             "std": lambda s=sibling: float(std(s)),
             "xhat": lambda s=sibling: (s - mean(s)) / np.sqrt(variance(s) + eps),
         }[what]
-        text = f"这是「{label}」那一行的{word[what]}：题目问的是「{names[row]}」这一行 {_row_text(x)}。"
+        sign: str | Msg = ""
         if what == "xhat" and _close(np.asarray(value()), -(c / np.sqrt(var + eps)), 1e-9):
-            text += f"（这两行的 x̂ 正好只差一个符号；如果你算的就是「{names[row]}」，检查减法的顺序：x − μ。）"
+            sign = lazy("feedback.other_row_sign", row=names[row])
+        stat = {
+            "mean": lazy("feedback.stat_mean"),
+            "variance": lazy("feedback.stat_variance"),
+            "std": lazy("feedback.stat_std"),
+            "xhat": lazy("feedback.stat_xhat"),
+        }[what]
+        text = lazy("feedback.other_row", label=label, stat=stat, row=names[row], values=_row_text(x), sign=sign)
         wanted[what].insert(0, (text, value))
     right = {
         "mean": lambda: mean(x),
@@ -536,18 +558,21 @@ def row_mistakes(matrix, row: int, what: str, *, eps: float = 0.0, first: tuple 
     return tuple(kept)
 
 
-def _early_sigma(var: float, decimals: int) -> str:
+def _early_sigma(var: float, decimals: int) -> str | Msg:
     """The rounded-too-early text for σ = √var rounded to `decimals` decimals, in this row's own numbers."""
     sd = math.sqrt(var)
-    return rounded_early(0, f"把 σ = √{show_number(var)} ≈ {sd:.3f} 写成 {show_number(round(sd, decimals))}").why
+    example = lazy(
+        "feedback.early_sigma", var=show_number(var), sd=f"{sd:.3f}", rounded=show_number(round(sd, decimals))
+    )
+    return rounded_early(0, example).said
 
 
-def _row_names(m: np.ndarray) -> list[str]:
+def _row_names(m: np.ndarray) -> list[str | Msg]:
     from .data import TOKEN_MATRIX, TOKENS
 
     if m.shape == TOKEN_MATRIX.shape and np.array_equal(m, TOKEN_MATRIX):
         return list(TOKENS)
-    return [f"第 {r + 1} 行" for r in range(m.shape[0])]
+    return [lazy("feedback.row_number", n=r + 1) for r in range(m.shape[0])]
 
 
 def _row_text(x: np.ndarray) -> str:

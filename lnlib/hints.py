@@ -13,6 +13,7 @@ from . import _record
 from .code_exercises import CODE_EXERCISES
 from .exercises import EXERCISES
 from .grading import show_array
+from .i18n import message
 
 __all__ = ["hint", "progress", "progress_counts"]
 
@@ -30,14 +31,14 @@ def solution_text(name: str) -> str:
     _known(name)
     if name in CODE_EXERCISES:
         ex = CODE_EXERCISES[name]
-        return f"完整写法（{name}）：{ex.signature}\n  {ex.hint}"
+        return message("feedback.solution_code", name=name, signature=ex.signature, hint=ex.hint)
     ex = EXERCISES[name]
     if isinstance(ex.expected, str):
-        answer = f"「{ex.expected}」"  # a word answer in Chinese quotes, as `check` echoes it
+        answer = message("feedback.quoted_word", word=ex.expected)  # a word answer quoted, as `check` echoes it
     else:
         decimals = 3 if ex.atol >= 5e-4 else 6
         answer = show_array(np.round(np.asarray(ex.expected, dtype=np.float64), decimals), 7)
-    return f"解法（{name}）：{ex.hint}\n  答案：{answer}"
+    return message("feedback.solution", name=name, hint=ex.hint, answer=answer)
 
 
 def hint(name: str) -> None:
@@ -62,9 +63,10 @@ def progress() -> None:
     counts = progress_counts()
     done = sum(r for r, _ in counts.values())
     total = sum(t for _, t in counts.values())
-    lines = ["你在这个环境里答对的练习（重启内核也会保留）："]
+    lines = [message("feedback.progress_title")]
     for nb, (r, t) in counts.items():
         bar = "■" * r + "□" * (t - r)
-        lines.append(f"  第 {nb} 篇  {r:>2} / {t:<2} {bar}" + ("  全部答对" if r == t else ""))
-    lines.append(f"  一共 {done} / {total}。")
+        line = message("feedback.progress_line", notebook=nb, right=r, total=t, bar=bar)
+        lines.append(line + (message("feedback.progress_all_right") if r == t else ""))
+    lines.append(message("feedback.progress_total", done=done, total=total))
     print("\n".join(lines))

@@ -18,6 +18,7 @@ import numpy as np
 
 from ._checks import as_real_array, check_eps
 from .data import TOKEN_MATRIX
+from .i18n import Msg, lazy
 from .labels import NORM_LABELS
 from .norms import batch_norm, layer_norm
 from .stages import mean, normalize, std
@@ -69,8 +70,8 @@ PAPER_TABLE1: dict[str, dict[str, bool]] = {
 @dataclass(frozen=True)
 class Transform:
     key: str
-    label: str  # Chinese name shown in the table
-    how: str  # what is done, in Chinese
+    label: Msg  # its name (a message: str(t.label), or an f-string, gives the words)
+    how: Msg  # what is done
     apply: Callable  # (W, X, rng) -> (W', X')
 
 
@@ -103,12 +104,42 @@ def _single_case_rescale(W, X, rng):
 
 
 TRANSFORMS: tuple[Transform, ...] = (
-    Transform("weight_matrix_rescale", "权重矩阵缩放", "W → 3W", _weight_matrix_rescale),
-    Transform("weight_matrix_recenter", "权重矩阵平移", "W 的每一行加同一个向量", _weight_matrix_recenter),
-    Transform("weight_vector_rescale", "单个权重向量缩放", "只把 W 的第 1 行乘 3", _weight_vector_rescale),
-    Transform("dataset_rescale", "数据集缩放", "所有样本 x → 3x", _dataset_rescale),
-    Transform("dataset_recenter", "数据集平移", "所有样本都加上同一个向量", _dataset_recenter),
-    Transform("single_case_rescale", "单个样本缩放", "只把第 1 个样本乘 3", _single_case_rescale),
+    Transform(
+        "weight_matrix_rescale",
+        lazy("topics.transform.weight_matrix_rescale"),
+        lazy("topics.transform_how.weight_matrix_rescale"),
+        _weight_matrix_rescale,
+    ),
+    Transform(
+        "weight_matrix_recenter",
+        lazy("topics.transform.weight_matrix_recenter"),
+        lazy("topics.transform_how.weight_matrix_recenter"),
+        _weight_matrix_recenter,
+    ),
+    Transform(
+        "weight_vector_rescale",
+        lazy("topics.transform.weight_vector_rescale"),
+        lazy("topics.transform_how.weight_vector_rescale"),
+        _weight_vector_rescale,
+    ),
+    Transform(
+        "dataset_rescale",
+        lazy("topics.transform.dataset_rescale"),
+        lazy("topics.transform_how.dataset_rescale"),
+        _dataset_rescale,
+    ),
+    Transform(
+        "dataset_recenter",
+        lazy("topics.transform.dataset_recenter"),
+        lazy("topics.transform_how.dataset_recenter"),
+        _dataset_recenter,
+    ),
+    Transform(
+        "single_case_rescale",
+        lazy("topics.transform.single_case_rescale"),
+        lazy("topics.transform_how.single_case_rescale"),
+        _single_case_rescale,
+    ),
 )
 
 

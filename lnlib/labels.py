@@ -12,52 +12,66 @@ import math
 
 import numpy as np
 
-SCALAR_COLUMN = "整行一个数"
-WHOLE_TABLE = "全表"
+from .i18n import Words, message
 
-STAGE_LABELS = {
-    "x": "输入 x",
-    "mean": "均值 μ",
-    "centered": "中心化 x − μ",
-    "variance": "方差 σ²",
-    "std": "标准差 σ",
-    "std_eps": "√(σ² + ε)",
-    "normalized": "归一化 x̂",
-    "gamma": "缩放 γ",
-    "beta": "平移 β",
-    "output": "输出 y = γ ⊙ x̂ + β",
-}
+_CONSTANTS = {"SCALAR_COLUMN": "words.scalar_column", "WHOLE_TABLE": "words.whole_table", "NO_NORM": "words.no_norm"}
+"""Single words, looked up when read (`labels.WHOLE_TABLE`); `from .labels import X` takes the word of that moment."""
+
+
+def __getattr__(name: str) -> str:
+    if name in _CONSTANTS:
+        return message(_CONSTANTS[name])
+    raise AttributeError(f"module 'lnlib.labels' has no attribute {name!r}")
+
+
+STAGE_LABELS = Words(
+    {
+        "x": "words.stage.x",
+        "mean": "words.stage.mean",
+        "centered": "words.stage.centered",
+        "variance": "words.stage.variance",
+        "std": "words.stage.std",
+        "std_eps": "words.stage.std_eps",
+        "normalized": "words.stage.normalized",
+        "gamma": "words.stage.gamma",
+        "beta": "words.stage.beta",
+        "output": "words.stage.output",
+    }
+)
 """The stages of `LayerNormSteps`, by attribute name."""
 
-AXIS_MODES = {"row": "按行：每个 token 一组", "column": "按列：每一维一组", "all": "全表：12 个数一组"}
+AXIS_MODES = Words({"row": "words.axis_mode.row", "column": "words.axis_mode.column", "all": "words.axis_mode.all"})
 """Table captions of the three groupings of notebook 02 ("12" is replaced by the matrix's size)."""
 
-AXIS_TITLES = {"row": "按行（LayerNorm）", "column": "按列", "all": "全表"}
+AXIS_TITLES = Words({"row": "words.axis_title.row", "column": "words.axis_title.column", "all": "words.axis_title.all"})
 """Figure titles of the same three groupings."""
 
-NO_NORM = "无归一化"
-
-RESIDUAL_FORMS = {"post": "Post-LN", "pre": "Pre-LN", "none": NO_NORM, "deepnorm": "DeepNorm"}
+RESIDUAL_FORMS = Words(
+    {"post": "words.form.post", "pre": "words.form.pre", "none": "words.no_norm", "deepnorm": "words.form.deepnorm"}
+)
 """Where the normalization sits in a residual block (notebooks 09 and 15)."""
 
-NORM_NAMES = {"none": NO_NORM, "layer": "LayerNorm", "batch": "BatchNorm", "rms": "RMSNorm"}
+NORM_NAMES = Words(
+    {"none": "words.no_norm", "layer": "words.norm.layer", "batch": "words.norm.batch", "rms": "words.norm.rms"}
+)
 """The normalizations of notebook 15's MLP (lnlib.training.NORMS)."""
 
-PROGRESS_SET_ASIDE = "（进度记录 {file} 读不懂，已原样另存为 {aside}（在 {folder}），从这一题起重新记录。）"
-"""Said after a ✓ (lnlib.check, lnlib.check_function) when the progress file was not a record (lnlib._record)."""
-
-OUTCOME_WORDS = {"trains": "学会", "stuck": "卡住", "diverged": "发散"}
+OUTCOME_WORDS = Words(
+    {"trains": "words.outcome.trains", "stuck": "words.outcome.stuck", "diverged": "words.outcome.diverged"}
+)
 """How a training run ended (notebook 15): learned, stuck (no blow-up, the loss did not halve), diverged."""
 
-NORM_LABELS = {"layer": "层归一化（LayerNorm）", "batch": "批归一化（BatchNorm）"}
+NORM_LABELS = Words({"layer": "words.norm_label.layer", "batch": "words.norm_label.batch"})
 """Normalizations compared in the invariance experiment (notebooks 05 and 08)."""
 
-VARIANCE_METHODS = {
-    "one_pass": "一遍法 E[x²] − E[x]²",
-    "two_pass": "两遍法 E[(x − μ)²]",
-    "welford": "Welford 一遍更新",
-    "lnlib": "lnlib（float64 累加）",
-}
+VARIANCE_METHODS = Words(
+    {
+        "one_pass": "words.variance.one_pass",
+        "two_pass": "words.variance.two_pass",
+        "welford": "words.variance.welford",
+        "lnlib": "words.variance.lnlib",
+    }
+)
 """The four ways of computing σ² in notebook 13."""
 
 _COMPACT_ABOVE = 1e6
@@ -65,7 +79,7 @@ _COMPACT_ABOVE = 1e6
 
 def dim_label(i: int) -> str:
     """The label of dimension i (1-based): "第 1 维"."""
-    return f"第 {i} 维"
+    return message("words.dim", i=i)
 
 
 def dim_labels(d: int) -> list[str]:
@@ -75,7 +89,7 @@ def dim_labels(d: int) -> list[str]:
 
 def layer_label(i: int) -> str:
     """The label of layer i (1-based): "第 1 层"."""
-    return f"第 {i} 层"
+    return message("words.layer", i=i)
 
 
 def layer_labels(n: int) -> list[str]:

@@ -411,7 +411,7 @@ def invariance_table(results: dict[str, list[InvarianceVerdict]]) -> Table:
     _expect(results, dict, "results", "lnlib.invariance.table1(norms)")
     if not results:
         raise ValueError("results: expected the verdicts of at least one normalization")
-    columns = {"做法": [t.how for t in invariance.TRANSFORMS]}  # column label → values, in display order
+    columns = {"做法": [str(t.how) for t in invariance.TRANSFORMS]}  # column label → values, in display order
     for norm, verdicts in results.items():
         if [v.transform for v in verdicts] != list(invariance.TRANSFORMS):
             raise ValueError(f"results: the verdicts of {norm!r} do not follow invariance.TRANSFORMS")
@@ -421,7 +421,7 @@ def invariance_table(results: dict[str, list[InvarianceVerdict]]) -> Table:
         paper = invariance.PAPER_TABLE1.get(norm)
         if paper is not None:
             columns[f"{label}：论文"] = ["✓" if paper[t.key] else "✗" for t in invariance.TRANSFORMS]
-    grid = Grid.from_columns(columns, [t.label for t in invariance.TRANSFORMS], "变换")
+    grid = Grid.from_columns(columns, [str(t.label) for t in invariance.TRANSFORMS], "变换")
     return Table(grid, "Ba, Kiros & Hinton (2016) 表 1：用计算重现", precision=3)
 
 

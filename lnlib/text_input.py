@@ -5,10 +5,10 @@ written as the course writes them: a fraction `1/3`, `2×10⁻⁴` (or `2*10^-4`
 0.33), a product of plain numbers `7×7` (or `7*7`), a square root `√5`, `2√5` (2·√5), `-√5`, `3/√5` — and never
 evaluates the text. A number is read with the usual precedence only where no reader could doubt it: `√` takes the
 one number right after it, `/` ends a product (`2×3/4`), a `%` follows a plain number. Forms two readers could read
-two ways are refused with a Chinese message naming both readings: `√5/2` (√5 ÷ 2 or √(5/2)?), `6/2×3`, `1/2√5`,
+two ways are refused with a message naming both readings: `√5/2` (√5 ÷ 2 or √(5/2)?), `6/2×3`, `1/2√5`,
 `2 √5` (2√5, or the two numbers 2 and √5?), `2×103` (2×10³ whose raise was lost?), and `x` as a times sign
 (`7x7`, maybe a shape; `2x10^-4` is still a power of ten).
-Anything else is a ValueError with a short Chinese message saying what to change.
+Anything else is a ValueError with a short message (domain `input` of the catalogues) saying what to change.
 Introduced in notebook 03 (the VectorExplorer); `lnlib.answers` reads every exercise answer with it.
 """
 
@@ -19,6 +19,8 @@ import re
 import unicodedata
 
 import numpy as np
+
+from .i18n import lazy, message
 
 __all__ = ["MAX_VALUES", "parse_vector", "parse_numbers"]
 
@@ -37,8 +39,8 @@ _FACTOR = re.compile(rf"([+-]?)({_UNSIGNED})?(?:√({_UNSIGNED}))?")  # 7, -2.5,
 _TIMES = re.compile(r"[×*]")
 
 
-TOO_BIG = "数字太大，超出了浮点数能表示的范围（最大约 1.8×10³⁰⁸）。"
-TOO_SMALL = "数字太小，超出了浮点数能表示的范围（比 5×10⁻³²⁴ 还小的数会变成 0）。"
+TOO_BIG = lazy("input.too_big")
+TOO_SMALL = lazy("input.too_small")
 _MAX_EXPONENT_DIGITS = 6  # 10^999999 is far outside float64 either way; longer exponents are not read as ints
 
 
@@ -50,7 +52,7 @@ def _value(p: str) -> float | None:
         return _finite(float(p), p.lower().partition("e")[0])
     if m := _FRACTION.fullmatch(p):
         if float(m.group(2)) == 0:
-            raise ValueError(f"“{p[:20]}” 的分母是 0：分数 a/b 的 b 不能是 0。")
+            raise ValueError(message("input.zero_denominator", text=p[:20]))
         return _finite(float(m.group(1)) / float(m.group(2)), m.group(1).lower().partition("e")[0])
     if m := _POWER.fullmatch(p):
         head = m.group(1) or "1"
@@ -73,34 +75,32 @@ def _expression(p: str) -> float | None:
     """A product of plain numbers and square roots, over at most one plain or √ denominator: 7×7, 2√5, 3/√5, 2×3/4.
     A form that reads two ways raises a ValueError naming both readings; anything else is None (not a number)."""
     if "%" in p:
-        raise ValueError(f"“{p[:20]}”：% 只能直接写在一个数后面，例如 33%。")
+        raise ValueError(message("input.percent_place", text=p[:20]))
     if re.fullmatch(rf"[+-]?{_UNSIGNED}[xX]{_UNSIGNED}", p):
-        raise ValueError(f"“{p[:20]}”：乘号请写成 × 或 *，例如 7×7（x 只用在 2x10^-4 这样的写法里）。")
+        raise ValueError(message("input.x_as_times", text=p[:20]))
     if m := re.search(r"[×*]10(-?[1-9][0-9]*)(?=[×*/]|$)", p):  # 2×103, 2×10-4: 10³, 10⁻⁴ with the raise lost?
         e = m.group(1)
-        raise ValueError(f"“{p[:20]}” 有两种读法：是 10^{e}，还是乘以 10{e}？10 的乘方请写成 10^{e}，例如 2×10^{e}。")
+        raise ValueError(message("input.lost_power", text=p[:20], e=e))
     if re.search(r"√[+-]", p):
-        raise ValueError(f"“{p[:20]}”：根号下不能是负数。")
+        raise ValueError(message("input.negative_root", text=p[:20]))
     top, slash, bottom = p.partition("/")
     if not (any(c in p for c in "×*√") and top):  # a plain number or fraction was read before; this is not one
         return None
     if "/" in bottom or _TIMES.search(bottom):
-        raise ValueError(f"“{p[:20]}” 有两种读法（先乘还是先除？）：请只在最后除一次，例如 2×3/4。")
+        raise ValueError(message("input.order_of_operations", text=p[:20]))
     factors = _TIMES.split(top)
     if slash and "√" in bottom.lstrip("√"):  # 1/2√5: ÷ 2 then × √5, or ÷ 2√5?
-        raise ValueError(f"“{p[:20]}” 有两种读法：分母是 {bottom[:10]}，还是只有 {bottom.split('√')[0]}？请写成小数。")
+        raise ValueError(message("input.root_denominator", text=p[:20], bottom=bottom[:10], head=bottom.split("√")[0]))
     if slash and "√" in factors[-1]:  # √5/2: √5 ÷ 2, or √(5/2)?
         root = factors[-1].partition("√")[2][:10]
-        raise ValueError(
-            f"“{p[:20]}” 有两种读法：√{root} 再除以 {bottom[:10]}，还是 √({root}/{bottom[:10]})？请写成小数。"
-        )
+        raise ValueError(message("input.root_fraction", text=p[:20], root=root, bottom=bottom[:10]))
     values = [_factor(f) for f in factors]
     if slash:
         if bottom[:1] in "+-":
             return None  # as for a fraction: the denominator is written without a sign
         denominator = _factor(bottom)
         if denominator == 0:
-            raise ValueError(f"“{p[:20]}” 的分母是 0：分数 a/b 的 b 不能是 0。")
+            raise ValueError(message("input.zero_denominator", text=p[:20]))
         values.append(None if denominator is None else 1 / denominator)
     if any(v is None for v in values):
         return None
@@ -121,9 +121,9 @@ def _factor(text: str) -> float | None:
 def _finite(value: float, digits: str) -> float:
     """`value`, or a ValueError when it overflowed to inf or a nonzero number (its `digits`) underflowed to 0."""
     if not np.isfinite(value):
-        raise ValueError(TOO_BIG)
+        raise ValueError(str(TOO_BIG))
     if value == 0 and float(digits) != 0:
-        raise ValueError(TOO_SMALL)
+        raise ValueError(str(TOO_SMALL))
     return value
 
 
@@ -136,41 +136,41 @@ def _plain(text: str) -> str:
 def parse_vector(text: str) -> np.ndarray:
     """Read a typed vector such as "2, 4, 6, 8", "2 4 6 8", "2，4，6，8" or "[２, ４]" into a float64 array.
 
-    Raises ValueError with a short Chinese message for anything else. Never evaluates the text.
+    Raises ValueError with a short message for anything else. Never evaluates the text.
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
     s = _plain(text).strip()
     if s[:1] in _PAIRS:
         if not s.endswith(_PAIRS[s[0]]):
-            raise ValueError("括号不配对：开头和结尾的括号要成对出现。")
+            raise ValueError(message("input.unpaired_brackets"))
         s = s[1:-1].strip()
     if any(c in s for c in "[](){}"):
-        raise ValueError("括号不配对，或者多了括号：只需要输入用逗号或空格隔开的数字。")
+        raise ValueError(message("input.extra_brackets"))
     s = re.sub(r"\s*,\s*", ",", s.replace(";", ","))
     s = re.sub(r"\s*([×*/^])\s*", r"\1", s)  # "2 × 10⁻⁴" and "1 / 3" are one number each
     s = re.sub(r"√\s+", "√", re.sub(r"\s+%", "%", s))  # "√ 5" and "33 %" too
     if m := re.search(rf"(?:^|[,\s])({_NUMBER.pattern})\s+(√[^,\s]*)", s):  # "2 √5": 2√5, or 2 and √5?
         a, b = m.group(1)[:10], m.group(2)[:10]
-        raise ValueError(f"“{a} {b}” 有两种读法：相乘请写成 {a}{b}，两个数请用逗号隔开：{a}, {b}。")
+        raise ValueError(message("input.space_before_root", a=a, b=b))
     if ",," in s:
-        raise ValueError("两个逗号之间缺少数字。")
+        raise ValueError(message("input.double_comma"))
     s = s.removesuffix(",")  # one trailing comma while typing is fine
     if not s:
-        raise ValueError("请输入至少一个数，例如 2, 4, 6, 8。")
+        raise ValueError(message("input.empty_vector"))
     if s.startswith(","):
-        raise ValueError("开头多了一个逗号。")
+        raise ValueError(message("input.leading_comma"))
     parts = [p for p in re.split(r"[,\s]+", s) if p]
     numbers = []
     for p in parts:
         if p.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise ValueError("不接受 nan 或 inf：请输入普通的有限数字。")
+            raise ValueError(message("input.not_finite"))
         value = _value(p)
         if value is None:
-            raise ValueError(f"“{p[:20]}” 不是数字：请只输入数字（也可以写 1/3、2×10⁻⁴、33%、√5），用逗号或空格隔开。")
+            raise ValueError(message("input.not_a_number", text=p[:20]))
         numbers.append(value)
     if len(parts) > MAX_VALUES:
-        raise ValueError(f"最多输入 {MAX_VALUES} 个数，你输入了 {len(parts)} 个。")
+        raise ValueError(message("input.too_many", limit=MAX_VALUES, given=len(parts)))
     return np.array(numbers)
 
 
@@ -183,20 +183,20 @@ def parse_numbers(text: str) -> np.ndarray:
     """Read a typed answer: one number, a vector (as `parse_vector`) or a matrix, into a float64 array.
 
     A matrix is nested brackets (`[[1, 2], [3, 4]]`) or one row per line. A single number gives a 0-d array.
-    Quotes around the answer, a leading "μ =" and a closing "。" are ignored. ValueError (Chinese) otherwise.
+    Quotes around the answer, a leading "μ =" and a closing "。" are ignored. ValueError (a message) otherwise.
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
     s = _plain(text).strip().strip(_QUOTES).strip().removesuffix("。").strip()
     s = _PREFIX.sub("", s, count=1)
     if not s:
-        raise ValueError("没有找到数字。")
+        raise ValueError(message("input.no_numbers"))
     inner = s[1:-1].strip() if s[:1] in "[(" and s[-1:] in "])" else ""
     if inner[:1] in ("[", "("):  # nested brackets: one row per innermost pair
         rows = _ROW.findall(inner)
         rest = _ROW.sub("", inner).replace(",", " ").replace(";", " ").strip()
         if rest:
-            raise ValueError(f"“{rest[:20]}” 不在任何一行的括号里：矩阵写成 [[1, 2], [3, 4]] 这样。")
+            raise ValueError(message("input.outside_rows", text=rest[:20]))
         return _rows([parse_vector(r) for r in rows])
     lines = [line for line in s.splitlines() if line.strip()]
     if len(lines) > 1:
@@ -208,10 +208,10 @@ def parse_numbers(text: str) -> np.ndarray:
 
 def _rows(rows: list[np.ndarray]) -> np.ndarray:
     if not rows:
-        raise ValueError("没有找到数字。")
+        raise ValueError(message("input.no_numbers"))
     if all(r.size == 1 for r in rows):  # one number per line is a vector
         return np.concatenate(rows)
     if len({r.size for r in rows}) != 1:
-        sizes = "、".join(str(r.size) for r in rows)
-        raise ValueError(f"每一行的数字个数要一样，你的各行分别有 {sizes} 个。")
+        sizes = message("input.list_separator").join(str(r.size) for r in rows)
+        raise ValueError(message("input.row_sizes", sizes=sizes))
     return np.stack(rows)

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _lean, tiny_corpus
 from ._lean import LN_EPS, outer_sum
+from .i18n import message
 from .stages import variance_shares as variance_shares  # notebook 16 calls it here
 from .training import adam_step, warmup_lr
 from .transformer import softmax
@@ -53,11 +54,13 @@ def norm_names(layers: int) -> list[str]:
 
 
 def norm_label(name: str) -> str:
-    """The Chinese name of a LayerNorm: 第 1 层·注意力前, …, 最终 LayerNorm."""
+    """The name of a LayerNorm, from the catalogue: 第 1 层·注意力前, …, 最终 LayerNorm."""
     if name == "final":
-        return "最终 LayerNorm（输出层前）"
+        return message("topics.norm.final")
     layer, part = name.split(".")
-    return f"第 {layer} 层·{'注意力前' if part == 'attn' else 'MLP 前'}"
+    return message(
+        "topics.norm.layer", layer=layer, part=message("topics.norm.attn" if part == "attn" else "topics.norm.mlp")
+    )
 
 
 def init_params(config: Config, seed: int) -> dict[str, np.ndarray]:
@@ -267,13 +270,13 @@ OOV_SHOWN = 8  # unknown characters named in the message
 
 
 def oov_message(unknown, size: int) -> str:
-    """The Chinese message for characters outside the vocabulary (of `size` characters); the first `OOV_SHOWN` are
-    named, the rest counted."""
+    """The message for characters outside the vocabulary (of `size` characters); the first `OOV_SHOWN` are named,
+    the rest counted."""
     unknown = list(unknown)
-    shown = "、".join(f"「{ch}」" for ch in unknown[:OOV_SHOWN])
+    shown = message("input.list_separator").join(message("input.oov_char", ch=ch) for ch in unknown[:OOV_SHOWN])
     if len(unknown) > OOV_SHOWN:
-        shown += f" 等 {len(unknown)} 个字"
-    return f"模型没见过 {shown}：它只认识训练语料里的 {size} 个字（如 我 吃 苹 果 喝 水 看 书 。），请换成这些字。"
+        shown += message("input.oov_more", n=len(unknown))
+    return message("input.oov", shown=shown, size=size)
 
 
 def digest(params: dict[str, np.ndarray]) -> str:
@@ -364,10 +367,10 @@ def predict(model: Model, text: str, ablation: Ablation = NORMAL) -> tuple[Forwa
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
     if len(text) > model.config.context:  # before reading it: a long text's message stays short
-        raise ValueError(f"句子太长：这个模型一次最多看 {model.config.context} 个字，这里有 {len(text)} 个。")
+        raise ValueError(message("input.too_long", context=model.config.context, given=len(text)))
     ids = encode(model.config, text)
     if len(ids) == 0:
-        raise ValueError("请输入至少一个字。")
+        raise ValueError(message("input.empty_sentence"))
     fwd = forward(model, ids, ablation)
     prob = softmax(fwd.logits[0])
     best = prob.argmax(axis=-1)

@@ -127,7 +127,7 @@ SLIPS = {
 def test_every_answer_cell_survives_every_slip(stem, name, source, capsys):
     assert source == course.answer_placeholder(name), "the notebook stores the placeholder"
     out = run_answer(source, capsys)
-    assert out.startswith(answers.UNANSWERED) and f"（{name}）" in out
+    assert out.startswith(str(answers.UNANSWERED)) and f"（{name}）" in out
     for slip, text in SLIPS.items():
         out = run_answer(f"{source}\n{text}", capsys)  # never raises: pytest would fail here
         assert f"（{name}）" in out and not out.startswith("✓"), (slip, out)
@@ -209,7 +209,7 @@ BROKEN = {
 
 @pytest.mark.parametrize(("stem", "name", "source"), CODE_CELLS, ids=[f"{s[:2]}-{n}" for s, n, _ in CODE_CELLS])
 def test_every_code_cell_reports_broken_code_in_chinese(stem, name, source, capsys):
-    wanted = CODE_EXERCISES[name].signature.split("(")[0]
+    wanted = str(CODE_EXERCISES[name].signature).split("(")[0]
     assert f"def {wanted}(" in source, "the starting cell defines the function the checker names"
     assert "还没写" in run_code(source, capsys), "the placeholder runs and says it is not written yet"
     for case, (body, why) in BROKEN.items():
@@ -284,9 +284,9 @@ def test_run_all_with_bad_answers_in_every_exercise_cell_reaches_the_end():
 @pytest.mark.parametrize(
     ("cell", "said"),
     [
-        ("%%answer 03.mean_pear", answers.UNANSWERED),
-        ("%%answer 03.mean_pear\n", answers.UNANSWERED),
-        ("%%code_exercise 10.softmax", answers.UNANSWERED),
+        ("%%answer 03.mean_pear", "还没有作答"),
+        ("%%answer 03.mean_pear\n", "还没有作答"),
+        ("%%code_exercise 10.softmax", "还没有作答"),
         ("%%reveal 03.mean_pear", "先回答上面的 %%answer 03.mean_pear"),
     ],
 )

@@ -94,7 +94,7 @@ def test_exercise_cells_start_unanswered(path):
     for cell in read(path).cells:
         if cell.cell_type == "code" and CHECK_CALL.search(cell.source):
             assert cell.source == course.answer_placeholder(CHECK_CALL.findall(cell.source)[0])
-            assert UNANSWERED in stream_text(cell.outputs)
+            assert str(UNANSWERED) in stream_text(cell.outputs)
         if cell.cell_type == "code" and FUNCTION_CALL.search(cell.source):
             assert "...  # 在这里填写" in cell.source, "a code exercise starts as a placeholder whose body is `...`"
             assert "还没写" in stream_text(cell.outputs)

@@ -337,7 +337,7 @@ def test_student_copies_run_and_say_unanswered(student, path):
         assert "✓" not in out, f"an exercise passes in the student copy: {out}"
         assert not any(o.output_type == "error" for o in cell.outputs), f"the student copy fails: {cell.source}"
         for name in CHECK_CALL.findall(cell.source):
-            assert UNANSWERED in out and f"（{name}）" in out, f"{name}: {out!r}"
+            assert str(UNANSWERED) in out and f"（{name}）" in out, f"{name}: {out!r}"
             seen.append(name)
     assert set(answers) <= set(seen), "every solved exercise is in the student copy, unanswered"
 

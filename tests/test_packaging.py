@@ -241,6 +241,9 @@ def test_the_wheel_carries_the_font_its_licence_and_the_spdx_licence(tmp_path):
         names = set(zf.namelist())
         meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "lnlib/fonts/LNlibSansCJKSC-Regular.otf" in names and "lnlib/fonts/OFL.txt" in names
+    catalogues = {n for n in names if n.startswith("lnlib/locale/")}  # every compiled catalogue and its source
+    shipped = {str(p.relative_to(ROOT)) for p in (ROOT / "lnlib" / "locale").rglob("*.[mp]o")}
+    assert shipped and catalogues == shipped
     assert "License-Expression: MIT" in meta
     assert re.search(r"^Requires-Dist: scipy", meta, re.M)
 
@@ -270,7 +273,9 @@ def drawable_strings() -> list[str]:
         except SyntaxError:
             continue
         out += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    return out
+    from tools.make_font_subset import catalogue_strings  # the words of lnlib/locale a figure can draw
+
+    return out + catalogue_strings()
 
 
 def is_cjk(ch: str) -> bool:

@@ -19,6 +19,7 @@ from lnlib import code_grading
 from lnlib.answers import read_choice, syntax_text
 from lnlib.code_exercises import judge_function
 from lnlib.grading import NEXT_TRY, grade
+from lnlib.i18n import message
 from lnlib.text_input import parse_numbers
 from tools.sandbox import Limits
 
@@ -60,7 +61,7 @@ def records(data: bytes) -> list[dict]:
 
 
 def _strip(text: str) -> str:
-    text = text.replace(f"\n  {NEXT_TRY}", "").replace("\n  再试一次会有更具体的提示。", "").strip()
+    text = text.replace(f"\n  {NEXT_TRY}", "").replace("\n  " + message("code.try_again"), "").strip()
     lines = [line for line in text.splitlines() if "lnlib.hint(" not in line]
     return "\n".join(lines).removeprefix("✗ ").strip()
 

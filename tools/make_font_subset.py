@@ -66,6 +66,25 @@ def lnlib_strings(root: Path = ROOT) -> list[str]:
         if path.name in PRINTED_ONLY and path.parent.name == "lnlib":
             continue
         out += _literals(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+    return out + catalogue_strings()
+
+
+PRINTED_DOMAINS = frozenset({"feedback", "exercises", "code", "codex"})
+"""Message domains (lnlib/locale) whose text is only printed, never drawn in a figure (the words of PRINTED_ONLY)."""
+
+
+def catalogue_strings() -> list[str]:
+    """Every message of the catalogues a figure can draw (all languages; msgstr and plural forms)."""
+    from tools.messages import LANGUAGES, domains, read
+
+    out = []
+    for domain in domains():
+        if domain in PRINTED_DOMAINS:
+            continue
+        for lang in LANGUAGES:
+            for msg in read(lang, domain):
+                if msg.id:
+                    out += [msg.string] if isinstance(msg.string, str) else list(msg.string)
     return out
 
 
