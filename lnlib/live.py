@@ -49,7 +49,7 @@ class LiveFigure:
 
     def __init__(self, fig: Figure, dpi: int = DPI):
         self.fig = fig
-        if not isinstance(fig.canvas, FigureCanvasAgg):  # the figure kit's figures already have one (see figure_kit._Canvas)
+        if not isinstance(fig.canvas, FigureCanvasAgg):  # figure_kit's figures have one (its _Canvas)
             FigureCanvasAgg(fig)
         fig.set_dpi(dpi)
         self._engine = fig.get_layout_engine()  # kept for `relayout`

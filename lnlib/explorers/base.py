@@ -16,7 +16,7 @@ import html
 import math
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import ipywidgets as widgets
 import traitlets
@@ -323,12 +323,12 @@ class Explorer:
 
     # --- computing ahead in the worker thread ---
 
-    def prepare(self, state: tuple) -> object:
+    def prepare(self, state: tuple) -> Any:
         """The costly arithmetic of `view(state)` (numpy on the explorer's data, no widget and no figure that the
         event loop draws), run in the worker thread; its result goes to `keep`. None: nothing to prepare."""
         return None
 
-    def keep(self, state: tuple, prepared: object) -> None:
+    def keep(self, state: tuple, prepared: Any) -> None:
         """Keep what `prepare(state)` returned (on the event loop), where `view(state)` will find it."""
 
     def is_prepared(self, state: tuple) -> bool:
@@ -351,7 +351,7 @@ class Explorer:
         future.add_done_callback(lambda f: loop.call_soon_threadsafe(self._prepared, state, f))
         return future
 
-    def prepared(self, state: tuple) -> object:
+    def prepared(self, state: tuple) -> Any:
         """`prepare(state)`'s result: waited for if it is on its way in the worker (the wait releases the
         interpreter lock: the worker runs at full speed), else computed here."""
         future = self._pending.get(state_key(state))
