@@ -7,12 +7,9 @@ adds the hint; `check_function`: later tries add a nudge); the full solution is 
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import _record
 from .code_exercises import CODE_EXERCISES
-from .exercises import EXERCISES
-from .grading import show_array
+from .exercises import EXERCISES, answer_text
 from .i18n import message
 
 __all__ = ["hint", "progress", "progress_counts"]
@@ -32,13 +29,7 @@ def solution_text(name: str) -> str:
     if name in CODE_EXERCISES:
         ex = CODE_EXERCISES[name]
         return message("feedback.solution_code", name=name, signature=ex.signature, hint=ex.hint)
-    ex = EXERCISES[name]
-    if isinstance(ex.expected, str):
-        answer = message("feedback.quoted_word", word=ex.expected)  # a word answer quoted, as `check` echoes it
-    else:
-        decimals = 3 if ex.atol >= 5e-4 else 6
-        answer = show_array(np.round(np.asarray(ex.expected, dtype=np.float64), decimals), 7)
-    return message("feedback.solution", name=name, hint=ex.hint, answer=answer)
+    return message("feedback.solution", name=name, hint=EXERCISES[name].hint, answer=answer_text(name))
 
 
 def hint(name: str) -> None:
