@@ -982,6 +982,17 @@ EXERCISES: dict[str, Exercise] = {
     for key, exercise in table.items()
 }
 
+REVEALED = frozenset(
+    "01.apple_times_w 02.table_mean 03.centered_apple 03.mean_apple 03.std_apple 03.variance_apple 03.xhat_apple "
+    "04.eps_denominator 04.eps_inside_small 04.var_ratio 05.norm_squared 06.mean_y_apple 06.y_first 07.shape_mu "
+    "08.bn_chi_dim1 09.predict_alpha 10.var_qk 11.rms_apple 12.dgamma_demo 12.dx_first 13.one_pass_f32 "
+    "15.predict_batch1 15.predict_depth 15.predict_post 15.predict_scale 16.predict_ablation 16.predict_final "
+    "16.predict_sigma 16.xhat_guo".split()
+)
+"""The exercises a `%%reveal` cell answers once they are tried (the predict questions and the sums checked by a
+reveal; tests/test_reader_findings.py checks this against the notebooks): after a wrong first answer the answer is on
+screen, so `lnlib.progress()` counts only their first answer."""
+
 
 def judge(name: str, answer) -> Verdict:
     """The verdict on a learner's answer to exercise `name` (what `check` prints, without printing it)."""
@@ -1010,6 +1021,8 @@ def check(name: str, answer) -> None:
         print(message("feedback.check_right", name=name) + (f"\n{note}" if note else ""))
     else:
         tries = _record.tried(name)
+        if name in REVEALED and verdict.first:  # a judged wrong answer opens the reveal: the first answer stands
+            _record.record_first_wrong(name)
         if not verdict.first:  # not a judged answer (not a number, a mixed choice): nothing to escalate
             print(message("feedback.check_wrong", name=name, text=verdict.message))
         elif tries <= HINT_AFTER:

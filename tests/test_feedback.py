@@ -784,7 +784,7 @@ def test_progress_is_kept_in_the_data_folder_and_survives_a_restart(tmp_path, mo
     assert fresh.stdout.split() == ["1", "1", "0"]  # a new process (a restarted kernel) reads the same record
     lnlib.progress()
     shown = capsys.readouterr().out
-    assert "第 03 篇" in shown and f"1 / {before[1]}" in shown
+    assert "第 3 篇" in shown and f"1 / {before[1]}" in shown
 
 
 def test_writing_progress_never_fails_a_check(tmp_path, monkeypatch, capsys):

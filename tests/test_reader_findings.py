@@ -239,3 +239,46 @@ def test_adam_step_mistakes_are_named(kw, says):
     assert judge_function("15.adam_step", _adam).ok  # the formula as written passes
     verdict = judge_function("15.adam_step", lambda *a: _adam(*a, **kw))
     assert not verdict.ok and says in verdict.mistake, (verdict.mistake, verdict.message)
+
+
+# ---------------------------------------------------------------- lnlib.progress()
+
+
+def test_progress_names_notebooks_as_the_notebooks_do_and_lists_what_is_open(capsys):
+    lnlib.check("03.mean_pear", 6)  # [3, 5, 6, 10]: (3 + 5 + 6 + 10) / 4 = 6
+    capsys.readouterr()
+    lnlib.progress()
+    shown = capsys.readouterr().out
+    line = next(line for line in shown.splitlines() if "第 3 篇" in line)
+    assert "第 03 篇" not in shown and "还没答对" in line and "xhat_pear" in line and "mean_pear" not in line, line
+    untouched = next(line for line in shown.splitlines() if "第 4 篇" in line)
+    assert "还没答对" not in untouched  # a notebook not begun is simply all open
+
+
+def test_a_revealed_question_counts_its_first_answer_only(capsys):
+    """03.std_apple's reveal shows σ = √5 once it is tried: a wrong first answer (σ² = 5) then √5 is not 答对."""
+    from lnlib.hints import progress_counts
+
+    lnlib.check("03.std_apple", 5)
+    lnlib.check("03.std_apple", math.sqrt(5))
+    lnlib.check("03.mean_apple", 5)  # right the first time: counted
+    capsys.readouterr()
+    assert progress_counts()["03"][0] == 1
+    lnlib.progress()
+    shown = capsys.readouterr().out
+    assert "std_apple" in shown and "第一次答错" in shown and "只算第一次" in shown, shown
+
+
+def test_the_revealed_set_is_the_notebooks_reveal_cells():
+    import json
+    import re
+    from pathlib import Path
+
+    from lnlib.exercises import REVEALED
+
+    names = set()
+    for path in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if m := re.match(r"%%reveal (\S+)", "".join(cell["source"])):
+                names.add(m.group(1))
+    assert set(REVEALED) == names
