@@ -1019,13 +1019,13 @@ def check(name: str, answer) -> None:
     elif verdict.ok:
         note = _record.record_right(name)
         print(message("feedback.check_right", name=name) + (f"\n{note}" if note else ""))
+    elif not verdict.first:  # not an answer to judge (not a number, a letter and words that disagree): no try
+        print(message("feedback.check_wrong", name=name, text=verdict.message))
     else:
         tries = _record.tried(name)
-        if name in REVEALED and verdict.first:  # a judged wrong answer opens the reveal: the first answer stands
+        if name in REVEALED:  # a judged wrong answer opens the reveal: the first answer stands
             _record.record_first_wrong(name)
-        if not verdict.first:  # not a judged answer (not a number, a mixed choice): nothing to escalate
-            print(message("feedback.check_wrong", name=name, text=verdict.message))
-        elif tries <= HINT_AFTER:
+        if tries <= HINT_AFTER:
             more = message("feedback.next_try") if tries < HINT_AFTER else message("feedback.check_hint_now", name=name)
             print(message("feedback.check_wrong", name=name, text=verdict.first) + "\n  " + more)
         else:

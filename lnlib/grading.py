@@ -294,9 +294,8 @@ def _grade_choice(exercise: Exercise, answer) -> Verdict:
     nudge: str | Msg = CHOICE_NUDGE
     if exercise.options:
         letter, mixed = choice_option(exercise, answer)
-        if mixed:
-            said = _then(shown, mixed)
-            return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said, said=said)
+        if mixed:  # not an answer to judge yet: no nudge, no hint, no escalation
+            return Verdict(False, _then(shown, mixed))
         if letter is not None:
             typed = letter
         else:

@@ -68,7 +68,8 @@ def test_one_rule_for_every_lettered_choice_question(name, letter):
 
 def test_a_letter_and_words_that_disagree_are_named():
     verdict = typed("15.predict_depth", f"(b) {NB15_DEPTH['c']}")
-    assert not verdict.ok and "对不上" in verdict.first and "(c)" in verdict.first, verdict.first
+    assert not verdict.ok and "对不上" in verdict.message and "(c)" in verdict.message, verdict.message
+    assert str(EXERCISES["15.predict_depth"].hint) not in verdict.message  # not judged: no hint, no escalation
 
 
 def test_an_unrecognised_choice_is_told_how_to_answer():
