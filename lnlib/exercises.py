@@ -1034,11 +1034,13 @@ def check(name: str, answer) -> None:
 
 
 def answer_text(name: str) -> str:
-    """The answer of exercise `name` as the solution shows it: a word in 「」, or numbers to the decimals asked."""
+    """The answer of exercise `name` as the solution shows it: a word (a lettered option with its words) in 「」, or
+    numbers to the decimals asked."""
     from .grading import show_array
 
     ex = EXERCISES[name]
     if isinstance(ex.expected, str):
-        return message("feedback.quoted_word", word=ex.expected)
+        words = ex.options.get(ex.expected, ())
+        return message("feedback.quoted_word", word=f"({ex.expected}) {words[0]}" if words else ex.expected)
     decimals = 3 if ex.atol >= 5e-4 else 6
     return show_array(np.round(np.asarray(ex.expected, dtype=np.float64), decimals), 7)

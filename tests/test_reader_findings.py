@@ -282,3 +282,8 @@ def test_the_revealed_set_is_the_notebooks_reveal_cells():
             if m := REVEAL_CALL.match("".join(cell["source"])):
                 names.add(m.group(1))
     assert names and set(REVEALED) == names
+
+
+def test_the_solution_names_the_option_by_letter_and_words(capsys):
+    lnlib.hint("15.predict_depth")
+    assert f"「(b) {NB15_DEPTH['b']}」" in capsys.readouterr().out
