@@ -6,15 +6,17 @@ for choice questions, the accepted synonyms. `grade` returns a `Verdict`; it nev
 learner's answer. Only real numbers count as numbers: booleans, complex numbers, dates, text and objects are
 refused with a reason.
 
-One synonym table (`SYNONYMS`) serves every choice question, and one catalogue of the mistakes every numeric
-question can show (`SIGN_FLIPPED`, `ORDER_REVERSED`, `ROUNDED_EARLY`, `TOO_FEW_DECIMALS`) serves every numeric one;
+One synonym table (`SYNONYMS`) serves every choice question, one rule reads every lettered one (`choice_option`: the
+letter, "(b)", "b)", the option's words or "(b) words"), and one catalogue of the mistakes every numeric question can
+show (`SIGN_FLIPPED`, `ORDER_REVERSED`, an answer cut off instead of rounded, `ROUNDED_EARLY`, `TOO_FEW_DECIMALS`)
+serves every numeric one;
 an exercise adds its own typical mistakes. "Rounded too early" is said only when the answer equals a value computed
 from a rounded intermediate (`rounded_early`, which names that intermediate in the exercise's own numbers) or the
 answer rounded to fewer decimals than asked. "Very close" is said only within a few units of the last decimal asked
 for (`_near`), never for a conceptual error that happens to land nearby. A choice answer is echoed in 「」.
-A `Verdict` carries two texts: `first`, the nudge of the first two wrong tries (the mistake named, no worked
-arithmetic), and `message`, which adds the hint (the worked answer) from the third try on. Numbers are written as
-a person writes them (`show_number`).
+A `Verdict` carries three texts: `said`, what went wrong; `first`, that with the nudge of the first two wrong tries
+(the mistake named, no worked arithmetic, never the answer); and `message`, that with the hint (the worked answer).
+Numbers are written as a person writes them (`show_number`).
 """
 
 from __future__ import annotations
