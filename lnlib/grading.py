@@ -280,6 +280,8 @@ def choice_option(exercise: Exercise, answer: str) -> tuple[str | None, str]:
     if letter is not None and letter not in exercise.options:
         letter, rest = None, text  # "batch": a word, not the letter b
     named = _option_named(exercise, rest)
+    if letter is not None and not named:  # "b 和 c": another letter among the words
+        named = {c for c in re.findall(r"(?<![a-z])([a-z])(?![a-z])", rest) if c in exercise.options}
     if letter is None:
         return (named.pop(), "") if len(named) == 1 else (None, "")
     if named and letter not in named:

@@ -68,7 +68,7 @@ def test_one_rule_for_every_lettered_choice_question(name, letter):
 
 def test_a_letter_and_words_that_disagree_are_named():
     verdict = typed("15.predict_depth", f"(b) {NB15_DEPTH['c']}")
-    assert not verdict.ok and "对不上" in verdict.message and "(c)" in verdict.message, verdict.message
+    assert not verdict.ok and "又指向选项" in verdict.message and "(c)" in verdict.message, verdict.message
     assert str(EXERCISES["15.predict_depth"].hint) not in verdict.message  # not judged: no hint, no escalation
 
 
@@ -287,3 +287,8 @@ def test_the_revealed_set_is_the_notebooks_reveal_cells():
 def test_the_solution_names_the_option_by_letter_and_words(capsys):
     lnlib.hint("15.predict_depth")
     assert f"「(b) {NB15_DEPTH['b']}」" in capsys.readouterr().out
+
+
+def test_two_letters_are_not_read_as_the_first():
+    verdict = typed("15.predict_depth", "b 和 c")
+    assert not verdict.ok and "又指向选项" in verdict.message, verdict.message
