@@ -4,7 +4,9 @@
 `%%reveal` cells (lnlib/answers.py).
 
 The tries live in memory and make the hints escalate (`lnlib.check` and `lnlib.check_function` say more on each wrong
-try of the same exercise; a right answer starts over). The exercises answered right are kept in one small JSON file
+try of the same exercise; a right answer starts over). The exercises answered right — and the predict questions whose
+first answer was wrong (`record_first_wrong`: their reveal showed the answer, so a later right answer is not counted
+as answered right by `lnlib.progress()`) — are kept in one small JSON file
 in the user's data folder — `$LNLIB_PROGRESS_DIR` if set (tests set it), else `%APPDATA%\\lnlib` on Windows,
 `~/Library/Application Support/lnlib` on macOS and `$XDG_DATA_HOME/lnlib` or `~/.local/share/lnlib` elsewhere —
 never in the repository, so it survives a kernel restart. Reading or writing it never fails a check: a read-only or
@@ -76,31 +78,49 @@ def data_dir() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "lnlib"
 
 
+RIGHT, FIRST_WRONG = "right", "first_wrong"  # the record's lists
+
+
 def answered_right() -> set[str]:
     """The names of the exercises answered right in this environment (empty when nothing is recorded or readable)."""
+    return _kept(RIGHT)
+
+
+def first_wrong() -> set[str]:
+    """The predict questions whose first answer in this environment was wrong (`record_first_wrong`)."""
+    return _kept(FIRST_WRONG)
+
+
+def _kept(key: str) -> set[str]:
     try:
-        return _read(data_dir() / FILE_NAME) or set()
+        return (_read_record(data_dir() / FILE_NAME) or {}).get(key, set())
     except OSError:
         return set()
 
 
-def _read(path: Path) -> set[str] | None:
-    """The names kept in `path` (a missing file keeps none); None when the file is not a record this module wrote
-    (not JSON, not UTF-8, or not {"right": [names]}). Other OSErrors (a folder that cannot be read) are raised."""
+def _read_record(path: Path) -> dict[str, set[str]] | None:
+    """The lists kept in `path` (a missing file keeps none); None when the file is not a record this module wrote
+    (not JSON, not UTF-8, or not {"right": [names]} with an optional "first_wrong": [names]). Other OSErrors (a folder
+    that cannot be read) are raised."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return set()
+        return {RIGHT: set(), FIRST_WRONG: set()}
     except ValueError:  # not UTF-8
         return None
     try:
         data = json.loads(text)
     except ValueError:
         return None
-    names = data.get("right") if isinstance(data, dict) else None
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+    if not isinstance(data, dict):
         return None
-    return set(names)
+    record = {}
+    for key, default in ((RIGHT, None), (FIRST_WRONG, [])):
+        names = data.get(key, default)
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            return None
+        record[key] = set(names)
+    return record
 
 
 @contextlib.contextmanager
@@ -132,20 +152,34 @@ def record_right(name: str) -> str:
     record starts over; the returned text says so ("" otherwise), for the caller to print."""
     _tried_here.add(name)
     _tries.pop(name, None)
+    return _add(RIGHT, name)
+
+
+def record_first_wrong(name: str) -> str:
+    """Remember that the predict question `name` was first answered wrong, unless it was answered before (right or
+    wrong) in this environment. Never raises; returns what `record_right` returns."""
+    return _add(FIRST_WRONG, name, unless=RIGHT)
+
+
+def _add(key: str, name: str, unless: str = "") -> str:
     try:
         folder = data_dir()
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / FILE_NAME
         with _locked(folder):
-            done = _read(path)
+            record = _read_record(path)
             note = ""
-            if done is None:
+            if record is None:
                 aside = _set_aside(path)
                 note = message("feedback.progress_set_aside", file=path.name, aside=aside.name, folder=folder)
-                done = set()
-            if name in done:
+                record = {RIGHT: set(), FIRST_WRONG: set()}
+            if name in record[key] or (unless and name in record[unless]):
                 return note
-            text = json.dumps({"right": sorted(done | {name})}, ensure_ascii=False, indent=1)
+            record[key].add(name)
+            data = {RIGHT: sorted(record[RIGHT])}
+            if record[FIRST_WRONG]:
+                data[FIRST_WRONG] = sorted(record[FIRST_WRONG])
+            text = json.dumps(data, ensure_ascii=False, indent=1)
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".progress-", suffix=".json")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as out:

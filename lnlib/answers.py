@@ -42,7 +42,7 @@ import types
 
 from . import _record, code_exercises, code_grading, exercises
 from .i18n import lazy, message
-from .text_input import parse_numbers
+from .text_input import parse_numbers, parse_shape
 
 __all__ = [
     "assignment_missing",
@@ -75,10 +75,12 @@ def read_choice(text: str) -> str:
 
 def read_answer(name: str, text: str):
     """The value `lnlib.check(name, …)` gets for the typed `text`: a str for a choice question, else a float64
-    array. Raises ValueError with a message when a number was asked for and the text holds none."""
-    if isinstance(exercises.EXERCISES[name].expected, str):
+    array (for a question whose answer is a shape, "2 × 3" is the shape (2, 3), not the product 6). Raises
+    ValueError with a message when a number was asked for and the text holds none."""
+    exercise = exercises.EXERCISES[name]
+    if isinstance(exercise.expected, str):
         return read_choice(text)
-    return parse_numbers(text)
+    return parse_shape(text) if exercise.about else parse_numbers(text)
 
 
 def is_stub(fn_def: ast.FunctionDef) -> bool:

@@ -435,7 +435,12 @@ def _adam_way(param, grad, m, v, t, lr, *, way=""):
     v = b2 * _f(v) + (1 - b2) * grad**2
     if way == "no_correction":
         return param - lr * m / (np.sqrt(v) + 1e-8), m, v
-    m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
+    k = t + 1 if way == "t_plus_1" else t  # the corrections of step t + 1: t counted from 0
+    m_hat, v_hat = m / (1 - b1**k), v / (1 - b2**k)
+    if way == "eps_inside":
+        return param - lr * m_hat / np.sqrt(v_hat + 1e-8), m, v
+    if way == "hat_state":  # the corrected m̂, v̂ handed on as the state
+        return param - lr * m_hat / (np.sqrt(v_hat) + 1e-8), m_hat, v_hat
     return param - lr * m_hat / (np.sqrt(v_hat) + 1e-8), m, v
 
 
@@ -595,6 +600,9 @@ _ADAM_WAYS = _ways(
     [
         (lazy("codex.way.adam.1"), {"way": "no_correction"}),
         (lazy("codex.way.adam.2"), {"way": "swapped"}),
+        (lazy("codex.way.adam.hat_state"), {"way": "hat_state"}),
+        (lazy("codex.way.adam.eps_inside"), {"way": "eps_inside"}),
+        (lazy("codex.way.adam.t_plus_1"), {"way": "t_plus_1"}),
     ],
 )
 

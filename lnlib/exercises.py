@@ -17,7 +17,16 @@ import numpy as np
 
 from . import _record
 from .data import TOKEN_MATRIX
-from .grading import HINT_AFTER, SIGN_FLIPPED_CENTER, Exercise, Mistake, Verdict, grade, rounded_early, row_mistakes
+from .grading import (
+    HINT_AFTER,
+    SIGN_FLIPPED_CENTER,
+    Exercise,
+    Mistake,
+    Verdict,
+    grade,
+    rounded_early,
+    row_mistakes,
+)
 from .i18n import lazy, message
 
 __all__ = ["EXERCISES", "Exercise", "Mistake", "Verdict", "check", "judge"]
@@ -140,7 +149,7 @@ _NB03 = {
         _XHAT_APPLE,
         lazy("exercises.03.xhat_apple.hint"),
         nudge=lazy("exercises.03.xhat_apple.nudge"),
-        atol=1e-3,
+        atol=_ROUND3,  # the one rule: half a unit of the last decimal asked (a cut-off −1.341 is a named mistake)
         sign=SIGN_FLIPPED_CENTER,
         mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "xhat"),
     ),
@@ -326,25 +335,32 @@ _NB07: dict[str, Exercise] = {  # exercises of notebook 07
         lazy("exercises.07.shape_mu.hint"),
         atol=0,
         about="μ",
+        nudge=lazy("exercises.07.shape_mu.nudge"),
         mistakes=(
             Mistake(lazy("exercises.07.shape_mu.m1"), [2, 3, 4]),
             Mistake(lazy("exercises.07.shape_mu.m2"), [2, 3, 1]),
             Mistake(lazy("exercises.07.shape_mu.m3"), [3, 4]),
+            Mistake(lazy("exercises.07.shape_mu.m4"), [3]),  # the (n, d) matrix's μ, shape (3,)
+            Mistake(lazy("exercises.07.shape_mu.m5"), 2 * 3),  # how many μ there are
         ),
     ),
     "07.count_multi": Exercise(
         2,
         lazy("exercises.07.count_multi.hint"),
         atol=0,
+        nudge=lazy("exercises.07.count_multi.nudge"),
         mistakes=(
             Mistake(lazy("exercises.07.count_multi.m1"), 6),
             Mistake(lazy("exercises.07.count_multi.m2"), 12),
+            Mistake(lazy("exercises.07.count_multi.m3"), 2 * 3 * 4),
+            Mistake(lazy("exercises.07.count_multi.m4"), 1),
         ),
     ),
     "07.image_mu_count": Exercise(
         49,
         lazy("exercises.07.image_mu_count.hint"),
         atol=0,
+        nudge=lazy("exercises.07.image_mu_count.nudge"),
         mistakes=(
             Mistake(lazy("exercises.07.image_mu_count.m1"), 64),
             Mistake(lazy("exercises.07.image_mu_count.m2"), 1),
@@ -732,6 +748,7 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
     "14.lost": Exercise(
         "b",
         lazy("exercises.14.lost.hint"),
+        options={"a": ("各维之间谁高谁低的顺序",), "b": ("这一行整体的平均值",), "c": ("各维之间差距的比例",)},
         mistakes=(
             Mistake(lazy("exercises.14.lost.m1"), "a"),
             Mistake(lazy("exercises.14.lost.m2"), "c"),
@@ -760,6 +777,7 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
     "14.pre_ln": Exercise(
         "a",
         lazy("exercises.14.pre_ln.hint"),
+        options={"a": ("x + F(LN(x))", "x+F(LN(x))"), "b": ("LN(x + F(x))", "LN(x+F(x))")},
         mistakes=(
             Mistake(
                 lazy("exercises.14.pre_ln.m1"),
@@ -817,7 +835,12 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
     "14.one_pass": Exercise(
         "b",
         lazy("exercises.14.one_pass.hint"),
-        synonyms=("一遍法", "e[x^2]-e[x]^2", "e[x²]-e[x]²", "onepass", "one-pass"),
+        synonyms=("onepass", "one-pass"),
+        options={
+            "a": ("两遍法：先求 μ，再求 (x-μ)^2 的平均", "两遍法", "two-pass"),
+            "b": ("一遍法：E[x^2] - E[x]^2", "一遍法", "e[x^2]-e[x]^2", "e[x²]-e[x]²"),
+            "c": ("Welford 逐个更新", "welford"),
+        },
         mistakes=(
             Mistake(lazy("exercises.14.one_pass.m1"), "a"),
             Mistake(lazy("exercises.14.one_pass.m2"), "c"),
@@ -829,7 +852,11 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
     "15.predict_depth": Exercise(
         "b",
         lazy("exercises.15.predict_depth.hint"),
-        nudge=lazy("exercises.15.predict_depth.nudge"),
+        options={
+            "a": ("差不多一样大", "一样大", "1"),
+            "b": ("小很多，大约只有十分之一", "十分之一", "0.1", "1/10", "约0.1", "小很多"),
+            "c": ("大很多，大约是 10 倍", "10倍", "10", "大很多"),
+        },
         mistakes=(
             Mistake(lazy("exercises.15.predict_depth.m1"), "a"),
             Mistake(lazy("exercises.15.predict_depth.m2"), "c"),
@@ -853,6 +880,7 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
     "15.predict_post": Exercise(
         "pre",
         lazy("exercises.15.predict_post.hint"),
+        nudge=lazy("exercises.15.predict_post.nudge"),
         mistakes=(Mistake(lazy("exercises.15.predict_post.m1"), "post"),),
     ),
     "15.warmup_value": Exercise(
@@ -864,12 +892,15 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
             Mistake(lazy("exercises.15.warmup_value.m1"), 1.8e-4),
             Mistake(lazy("exercises.15.warmup_value.m2"), 1e-3),
             Mistake(lazy("exercises.15.warmup_value.m3"), 1e-3 / 10 / 50),
+            Mistake(lazy("exercises.15.warmup_value.m4"), 10 / 50),  # η forgotten
+            Mistake(lazy("exercises.15.warmup_value.m5"), 9 / 50),  # η forgotten, and t for t + 1
+            Mistake(lazy("exercises.15.warmup_value.m6"), 1e-3 * 1 / 50),  # (t + 1) forgotten: step 0's rate
         ),
     ),
     "15.predict_scale": Exercise(
         "a",
         lazy("exercises.15.predict_scale.hint"),
-        synonyms=("无归一化", "none"),
+        options={"a": ("无归一化", "none"), "b": ("LayerNorm",), "c": ("四种都学得会",)},
         mistakes=(
             Mistake(lazy("exercises.15.predict_scale.m1"), "b"),
             Mistake(lazy("exercises.15.predict_scale.m2"), "c"),
@@ -885,8 +916,11 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
     "16.predict_sigma": Exercise(
         "c",
         lazy("exercises.16.predict_sigma.hint"),
-        nudge=lazy("exercises.16.predict_sigma.nudge"),
-        synonyms=("0.1", "约0.1", "约 0.1", "c 约 0.1", "(c) 约 0.1"),
+        options={
+            "a": ("约 20，和玩具矩阵的「吃」差不多", "约 20", "20"),
+            "b": ("约 2，和玩具矩阵的「我」「苹果」差不多", "约 2", "2"),
+            "c": ("约 0.1", "0.1", "1/10"),
+        },
         mistakes=(
             Mistake(lazy("exercises.16.predict_sigma.m1"), "b"),
             Mistake(lazy("exercises.16.predict_sigma.m2"), "a"),
@@ -896,7 +930,10 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
         (_GUO_X - _GUO_MU) / _GUO_SIGMA,
         lazy("exercises.16.xhat_guo.hint"),
         atol=2e-3,  # the final rounding plus the rounding of the shown x, μ and σ (3 significant digits)
+        nudge=lazy("exercises.16.xhat_guo.nudge"),
+        sign=SIGN_FLIPPED_CENTER,
         mistakes=(
+            Mistake(lazy("exercises.16.xhat_guo.m4"), (_GUO_X + _GUO_MU) / _GUO_SIGMA),
             Mistake(lazy("exercises.16.xhat_guo.m1"), _GUO_X / _GUO_SIGMA),
             Mistake(lazy("exercises.16.xhat_guo.m2"), (_GUO_X - _GUO_MU) / _GUO_SIGMA**2),
             Mistake(lazy("exercises.16.xhat_guo.m3"), _GUO_X - _GUO_MU),
@@ -905,8 +942,7 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
     "16.predict_ablation": Exercise(
         "b",
         lazy("exercises.16.predict_ablation.hint"),
-        nudge=lazy("exercises.16.predict_ablation.nudge"),
-        synonyms=("rmsnorm", "rms", "换成rmsnorm", "换成 rmsnorm", "b 换成 rmsnorm", "(b) 换成 rmsnorm"),
+        options={"a": ("去掉",), "b": ("换成 RMSNorm", "rmsnorm", "rms"), "c": ("冻结统计量",)},
         mistakes=(
             Mistake(lazy("exercises.16.predict_ablation.m1"), "a"),
             Mistake(lazy("exercises.16.predict_ablation.m2"), "c"),
@@ -915,8 +951,11 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
     "16.predict_final": Exercise(
         "b",
         lazy("exercises.16.predict_final.hint"),
-        nudge=lazy("exercises.16.predict_final.nudge"),
-        synonyms=("损失明显变大，准确率几乎不变", "损失明显变大", "b 损失明显变大", "(b) 损失明显变大，准确率几乎不变"),
+        options={
+            "a": ("损失和准确率都大幅变差",),
+            "b": ("损失明显变大，准确率几乎不变", "损失明显变大"),
+            "c": ("损失和准确率都几乎不变",),
+        },
         mistakes=(
             Mistake(lazy("exercises.16.predict_final.m1"), "a"),
             Mistake(lazy("exercises.16.predict_final.m2"), "c"),
@@ -943,6 +982,17 @@ EXERCISES: dict[str, Exercise] = {
     for key, exercise in table.items()
 }
 
+REVEALED = frozenset(
+    "01.apple_times_w 02.table_mean 03.centered_apple 03.mean_apple 03.std_apple 03.variance_apple 03.xhat_apple "
+    "04.eps_denominator 04.eps_inside_small 04.var_ratio 05.norm_squared 06.mean_y_apple 06.y_first 07.shape_mu "
+    "08.bn_chi_dim1 09.predict_alpha 10.var_qk 11.rms_apple 12.dgamma_demo 12.dx_first 13.one_pass_f32 "
+    "15.predict_batch1 15.predict_depth 15.predict_post 15.predict_scale 16.predict_ablation 16.predict_final "
+    "16.predict_sigma 16.xhat_guo".split()
+)
+"""The exercises a `%%reveal` cell answers once they are tried (the predict questions and the sums checked by a
+reveal; tests/test_reader_findings.py checks this against the notebooks): after a wrong first answer the answer is on
+screen, so `lnlib.progress()` counts only their first answer."""
+
 
 def judge(name: str, answer) -> Verdict:
     """The verdict on a learner's answer to exercise `name` (what `check` prints, without printing it)."""
@@ -957,10 +1007,11 @@ def judge(name: str, answer) -> Verdict:
 def check(name: str, answer) -> None:
     """Print ✓ or ✗ with the reason for a learner's answer; display nothing else.
 
-    The first two wrong tries name the mistake (or give a nudge), the second also says where the solution is; the
-    hint, which works the answer out, comes from the third wrong try of the same exercise on, or from
-    `lnlib.hint(name)`. A right answer is recorded for `lnlib.progress()` (silently skipped when the data folder
-    cannot be written) and starts the tries over.
+    The first two wrong tries name the mistake (or give a nudge), never the answer: the first says when the solution
+    comes, the second where it is now (`lnlib.hint(name)`). The third wrong try of the same exercise and every later
+    one gives the worked solution and the answer, labelled as such (what `lnlib.hint` prints). A right answer is
+    recorded for `lnlib.progress()` (silently skipped when the data folder cannot be written) and starts the tries
+    over.
     """
     verdict = judge(name, answer)
     if answer is None:
@@ -968,11 +1019,28 @@ def check(name: str, answer) -> None:
     elif verdict.ok:
         note = _record.record_right(name)
         print(message("feedback.check_right", name=name) + (f"\n{note}" if note else ""))
+    elif not verdict.first:  # not an answer to judge (not a number, a letter and words that disagree): no try
+        print(message("feedback.check_wrong", name=name, text=verdict.message))
     else:
         tries = _record.tried(name)
-        more = ""
-        if tries == HINT_AFTER and verdict.first:
-            more = "\n  " + message("feedback.check_hint_now", name=name)
-        elif tries > HINT_AFTER and verdict.first:
-            more = "\n  " + message("feedback.check_hint_full", name=name)
-        print(message("feedback.check_wrong", name=name, text=verdict.text(tries)) + more)
+        if name in REVEALED:  # a judged wrong answer opens the reveal: the first answer stands
+            _record.record_first_wrong(name)
+        if tries <= HINT_AFTER:
+            more = message("feedback.next_try") if tries < HINT_AFTER else message("feedback.check_hint_now", name=name)
+            print(message("feedback.check_wrong", name=name, text=verdict.first) + "\n  " + more)
+        else:
+            print(message("feedback.check_wrong", name=name, text=verdict.said or verdict.first))
+            print("  " + message("feedback.check_solution", hint=EXERCISES[name].hint, answer=answer_text(name)))
+
+
+def answer_text(name: str) -> str:
+    """The answer of exercise `name` as the solution shows it: a word (a lettered option with its words) in 「」, or
+    numbers to the decimals asked."""
+    from .grading import show_array
+
+    ex = EXERCISES[name]
+    if isinstance(ex.expected, str):
+        words = ex.options.get(ex.expected, ())
+        return message("feedback.quoted_word", word=f"({ex.expected}) {words[0]}" if words else ex.expected)
+    decimals = 3 if ex.atol >= 5e-4 else 6
+    return show_array(np.round(np.asarray(ex.expected, dtype=np.float64), decimals), 7)

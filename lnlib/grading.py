@@ -6,15 +6,17 @@ for choice questions, the accepted synonyms. `grade` returns a `Verdict`; it nev
 learner's answer. Only real numbers count as numbers: booleans, complex numbers, dates, text and objects are
 refused with a reason.
 
-One synonym table (`SYNONYMS`) serves every choice question, and one catalogue of the mistakes every numeric
-question can show (`SIGN_FLIPPED`, `ORDER_REVERSED`, `ROUNDED_EARLY`, `TOO_FEW_DECIMALS`) serves every numeric one;
+One synonym table (`SYNONYMS`) serves every choice question, one rule reads every lettered one (`choice_option`: the
+letter, "(b)", "b)", the option's words or "(b) words"), and one catalogue of the mistakes every numeric question can
+show (`SIGN_FLIPPED`, `ORDER_REVERSED`, an answer cut off instead of rounded, `ROUNDED_EARLY`, `TOO_FEW_DECIMALS`)
+serves every numeric one;
 an exercise adds its own typical mistakes. "Rounded too early" is said only when the answer equals a value computed
 from a rounded intermediate (`rounded_early`, which names that intermediate in the exercise's own numbers) or the
 answer rounded to fewer decimals than asked. "Very close" is said only within a few units of the last decimal asked
 for (`_near`), never for a conceptual error that happens to land nearby. A choice answer is echoed in 「」.
-A `Verdict` carries two texts: `first`, the nudge of the first two wrong tries (the mistake named, no worked
-arithmetic), and `message`, which adds the hint (the worked answer) from the third try on. Numbers are written as
-a person writes them (`show_number`).
+A `Verdict` carries three texts: `said`, what went wrong; `first`, that with the nudge of the first two wrong tries
+(the mistake named, no worked arithmetic, never the answer); and `message`, that with the hint (the worked answer).
+Numbers are written as a person writes them (`show_number`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import math
 import numbers
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,6 +77,8 @@ class Exercise:
         in those words.
     sign: what an answer with every sign flipped is told; empty: the plain `SIGN_FLIPPED` (exercises about x − μ
         use `SIGN_FLIPPED_CENTER`, which names the order of the subtraction).
+    options: for a lettered choice question, letter → the option's words as the notebook prints them (first) and
+        other spellings of that option ("0.1"); `choice_option` reads "b", "(b)", "b)", the words, or "(b) words".
     """
 
     expected: object
@@ -85,14 +89,16 @@ class Exercise:
     nudge: str | Msg = ""
     about: str = ""
     sign: str | Msg = ""
+    options: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Verdict:
     ok: bool
-    message: str  # the text `check` prints from the third wrong try on (without the exercise name)
-    first: str = ""  # the shorter text of a first wrong try; "" means the same as `message`
+    message: str  # what went wrong and the hint (the worked answer): what `check` shows from the third wrong try on
+    first: str = ""  # the text of the first two wrong tries (the mistake or a nudge); "" means the same as `message`
     mistake: str = ""  # the named mistake, if one explains the answer
+    said: str = ""  # what went wrong alone (your answer, the named mistake), without nudge or hint
 
     def text(self, tries: int) -> str:
         """What to print on wrong try number `tries` (1 = the first): `first` on the first two tries (the hint works
@@ -171,7 +177,7 @@ def rounded_early(value, example: str | Msg = "") -> Mistake:
 
 # ---------------------------------------------------------------- choice answers
 
-_IGNORED = re.compile(r"[\s\-_‐‑‒–—−·•.。,，、;；:：'\"“”‘’()（）\[\]【】]+")
+_IGNORED = re.compile(r"[\s\-_‐‑‒–—−·•.。,，、;；:：'\"“”‘’()（）\[\]【】…⋯]+")
 
 
 def normalize_choice(text: str) -> str:
@@ -246,20 +252,68 @@ def choice_spellings(answer: str, extra=()) -> set[str]:
     return {normalize_choice(s) for s in (answer, *table.get(key, ()), *extra)}
 
 
+_LETTER = re.compile(r"[(\[【（]\s*([a-z])\s*[)\]】）]\s*(.*)|([a-z])(?:[)\]】）.。、:：,，]\s*|\s+|$)(.*)", re.S)
+_PREFIX_MIN = 3  # an option's words may be typed shortened ("小很多" for "小很多，大约只有十分之一"), not below this
+
+
+def _option_named(exercise: Exercise, words: str) -> set[str]:
+    """The letters whose option `words` writes: one of its spellings, or the start of its printed words."""
+    typed = normalize_choice(words)
+    if not typed:
+        return set()
+    found = set()
+    for letter, spellings in exercise.options.items():
+        folded = [normalize_choice(s) for s in spellings]
+        if typed in folded or (len(typed) >= _PREFIX_MIN and folded and folded[0].startswith(typed)):
+            found.add(letter)
+    return found
+
+
+def choice_option(exercise: Exercise, answer: str) -> tuple[str | None, str]:
+    """The letter a typed answer to a lettered choice question stands for, read by one rule for every such question:
+    the letter alone ("b", "(b)", "b)", "b."), the option's words (or the start of them, or another spelling of the
+    option), or both ("(b) 小很多…"). (None, "") when it names no option; (None, why) when its letter and its words
+    name different options."""
+    text = unicodedata.normalize("NFKC", answer).casefold().strip()
+    m = _LETTER.fullmatch(text)
+    letter, rest = (m.group(1) or m.group(3), m.group(2) if m.group(1) else m.group(4)) if m else (None, text)
+    if letter is not None and letter not in exercise.options:
+        letter, rest = None, text  # "batch": a word, not the letter b
+    named = _option_named(exercise, rest)
+    if letter is not None and not named:  # "b 和 c": another letter among the words
+        named = {c for c in re.findall(r"(?<![a-z])([a-z])(?![a-z])", rest) if c in exercise.options}
+    if letter is None:
+        return (named.pop(), "") if len(named) == 1 else (None, "")
+    if named and letter not in named:
+        return None, message("feedback.choice_mixed", letter=letter, other=sorted(named)[0])
+    return letter, ""
+
+
 def _grade_choice(exercise: Exercise, answer) -> Verdict:
     if not isinstance(answer, str):
         return Verdict(False, message("feedback.choice_not_text", given=_show(answer)))
     typed = normalize_choice(answer)
-    if typed in choice_spellings(exercise.expected, exercise.synonyms):
-        return Verdict(True, "")
     words = " ".join(answer.split())
     shown = message("feedback.your_choice", words=words if len(words) <= 40 else words[:39] + "…")
+    nudge: str | Msg = CHOICE_NUDGE
+    if exercise.options:
+        letter, mixed = choice_option(exercise, answer)
+        if mixed:  # not an answer to judge yet: no nudge, no hint, no escalation
+            return Verdict(False, _then(shown, mixed))
+        if letter is not None:
+            typed = letter
+        else:
+            letters = message("input.list_separator").join(sorted(exercise.options))
+            nudge = message("feedback.choice_unknown_option", letters=letters)
+    if typed in choice_spellings(exercise.expected, exercise.synonyms):
+        return Verdict(True, "")
     for mistake in exercise.mistakes:
         if typed in choice_spellings(str(mistake.raw_value())):
             why = mistake.why
             said = _then(shown, why)
-            return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said, why)
-    return Verdict(False, f"{shown}\n  {_hint(exercise.hint)}", f"{shown}\n  {_hint(_nudge(exercise, CHOICE_NUDGE))}")
+            return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said, why, said)
+    first = f"{shown}\n  {_hint(nudge if exercise.options else exercise.nudge or nudge)}"
+    return Verdict(False, f"{shown}\n  {_hint(exercise.hint)}", first, said=shown)
 
 
 def _hint(text) -> str:
@@ -272,7 +326,7 @@ def _then(first: str, second: str) -> str:
 
 
 def _nudge(exercise: Exercise, general: Msg = GENERAL_NUDGE) -> str:
-    return f"{exercise.nudge or general}\n  {NEXT_TRY}"
+    return str(exercise.nudge or general)
 
 
 # ---------------------------------------------------------------- numeric answers
@@ -384,9 +438,12 @@ def _close_as_typed(got: np.ndarray, wrong: np.ndarray, atol: float, typed: np.n
     return bool(np.all(np.abs(got - wrong) <= np.maximum(atol, typed) * (1 + _SLACK) + _SLACK * np.abs(wrong)))
 
 
-def _shape_text(exercise: Exercise, got: np.ndarray, want: np.ndarray) -> str:
+def _shape_text(exercise: Exercise, got: np.ndarray, want: np.ndarray, first: bool = False) -> str:
+    """What is wrong with the answer's shape; `first`: for the first two tries, which do not say how many numbers."""
     if exercise.about and want.ndim == 1 and got.ndim <= 1:
         n, m = want.size, got.size
+        if first:
+            return message("feedback.shape_about_first", count=m, about=exercise.about, m=m)
         return message("feedback.shape_about", count=n, about=exercise.about, n=n, m=m)
     if got.ndim != want.ndim:
         return message("feedback.shape_ndim", want=_dims(want), got=_dims(got))
@@ -399,12 +456,28 @@ def _dims(arr: np.ndarray) -> str:
     )
 
 
+def _decimals_asked(atol: float) -> int:
+    """The decimals a tolerance stands for: 3 for ±0.0005 ("保留三位小数") and for ±0.001."""
+    return max(0, math.ceil(-math.log10(2 * atol)))
+
+
 def _rounded_finals(want: np.ndarray, atol: float) -> list[np.ndarray]:
     """The answer rounded to fewer decimals than the tolerance asks for (1 and 2 decimals for "三位小数")."""
-    asked = max(0, math.ceil(-math.log10(2 * atol))) if atol > 0 else None
-    if asked is None:
+    if atol <= 0:
         return []
+    asked = _decimals_asked(atol)
     return [np.round(want, k) for k in range(max(0, asked - 2), asked)]
+
+
+def _truncated(want: np.ndarray, atol: float) -> list[np.ndarray]:
+    """The answer cut off instead of rounded, at the decimals asked for and one or two fewer (2.23 or 2.2 for √5 =
+    2.2360… asked to three decimals, where rounding gives 2.236, 2.24, 2.2): `_grade_number` names it only where
+    cutting and rounding differ."""
+    if atol <= 0:
+        return []
+    asked = _decimals_asked(atol)
+    cuts = [(k, np.trunc(want * 10.0**k) / 10.0**k) for k in range(max(0, asked - 2), asked + 1)]
+    return [cut for k, cut in cuts if not _close(cut, np.round(want, k), 0)]
 
 
 def _near(got: np.ndarray, want: np.ndarray, atol: float) -> bool:
@@ -432,28 +505,31 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
     def named(why) -> Verdict:
         text = str(why)
         said = _then(shown, text)
-        return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said, text)
+        return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said, text, said)
 
-    typed = _typed_half_unit(got)
     for mistake in exercise.mistakes:
         wrong = mistake.wrong_value()
         atol = exercise.atol if mistake.atol is None else mistake.atol
-        if _close(got, wrong, atol) or _close_as_typed(got, wrong, atol, typed):
+        mine = got.reshape(wrong.shape) if got.size == wrong.size == 1 else got  # 3 for (3,)
+        if _close(mine, wrong, atol) or _close_as_typed(mine, wrong, atol, _typed_half_unit(mine)):
             return named(mistake.why)
     if got.shape != want.shape:
         text = _shape_text(exercise, got, want)
-        return Verdict(False, f"{text}\n  {_hint(exercise.hint)}", f"{text}\n  {_hint(_nudge(exercise))}", text)
+        first = _shape_text(exercise, got, want, first=True)
+        return Verdict(False, f"{text}\n  {_hint(exercise.hint)}", f"{first}\n  {_hint(_nudge(exercise))}", said=first)
     if np.any(want != 0) and _close(got, -want, exercise.atol):
         return named(exercise.sign or SIGN_FLIPPED)
     if want.ndim == 1 and want.size > 1 and not _close(want, want[::-1], 0) and _close(got, want[::-1], exercise.atol):
         return named(ORDER_REVERSED)
+    if any(_close(got, t, 0) and not _close(t, want, exercise.atol) for t in _truncated(want, exercise.atol)):
+        return named(message("feedback.truncated"))
     if any(_close(got, r, 0) and not _close(r, want, exercise.atol) for r in _rounded_finals(want, exercise.atol)):
         return named(TOO_FEW_DECIMALS)
     if _near(got, want, exercise.atol):
         text = message("feedback.near", atol=show_number(exercise.atol))
         said = _then(shown, text)
-        return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said)
-    return Verdict(False, f"{shown}\n  {_hint(exercise.hint)}", f"{shown}\n  {_hint(_nudge(exercise))}")
+        return Verdict(False, f"{said}\n  {_hint(exercise.hint)}", said, said=said)
+    return Verdict(False, f"{shown}\n  {_hint(exercise.hint)}", f"{shown}\n  {_hint(_nudge(exercise))}", said=shown)
 
 
 def grade(exercise: Exercise, answer) -> Verdict:

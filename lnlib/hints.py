@@ -7,12 +7,9 @@ adds the hint; `check_function`: later tries add a nudge); the full solution is 
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import _record
 from .code_exercises import CODE_EXERCISES
-from .exercises import EXERCISES
-from .grading import show_array
+from .exercises import EXERCISES, REVEALED, answer_text
 from .i18n import message
 
 __all__ = ["hint", "progress", "progress_counts"]
@@ -32,13 +29,7 @@ def solution_text(name: str) -> str:
     if name in CODE_EXERCISES:
         ex = CODE_EXERCISES[name]
         return message("feedback.solution_code", name=name, signature=ex.signature, hint=ex.hint)
-    ex = EXERCISES[name]
-    if isinstance(ex.expected, str):
-        answer = message("feedback.quoted_word", word=ex.expected)  # a word answer quoted, as `check` echoes it
-    else:
-        decimals = 3 if ex.atol >= 5e-4 else 6
-        answer = show_array(np.round(np.asarray(ex.expected, dtype=np.float64), decimals), 7)
-    return message("feedback.solution", name=name, hint=ex.hint, answer=answer)
+    return message("feedback.solution", name=name, hint=EXERCISES[name].hint, answer=answer_text(name))
 
 
 def hint(name: str) -> None:
@@ -47,26 +38,51 @@ def hint(name: str) -> None:
 
 
 def progress_counts() -> dict[str, tuple[int, int]]:
-    """Per notebook number ("03"): (exercises answered right in this environment, exercises in that notebook)."""
-    right = _record.answered_right()
-    counts: dict[str, list[int]] = {}
+    """Per notebook number ("03"): (exercises answered right in this environment, exercises in that notebook). An
+    exercise with a reveal (`exercises.REVEALED`) counts only if its first answer was right."""
+    return {nb: (len(right), len(right) + len(missed) + len(still)) for nb, (right, missed, still) in _by_notebook()}
+
+
+def _by_notebook() -> list[tuple[str, tuple[list[str], list[str], list[str]]]]:
+    """Per notebook number: the exercises answered right, the revealed ones first answered wrong, the open ones."""
+    right, missed = _record.answered_right(), _record.first_wrong()
+    out: dict[str, tuple[list[str], list[str], list[str]]] = {}
     for name in sorted({*EXERCISES, *CODE_EXERCISES}):
-        entry = counts.setdefault(name[:2], [0, 0])
-        entry[0] += name in right
-        entry[1] += 1
-    return {nb: (r, t) for nb, (r, t) in counts.items()}
+        done, wrong_first, still = out.setdefault(name[:2], ([], [], []))
+        if name in REVEALED and name in missed:
+            wrong_first.append(name)
+        elif name in right:
+            done.append(name)
+        else:
+            still.append(name)
+    return list(out.items())
 
 
 def progress() -> None:
     """Print, per notebook, how many of its exercises were answered right in this environment (kept across kernel
-    restarts in the user's data folder; see `lnlib._record`)."""
-    counts = progress_counts()
-    done = sum(r for r, _ in counts.values())
-    total = sum(t for _, t in counts.values())
+    restarts in the user's data folder; see `lnlib._record`) and which are still open. A question whose reveal shows
+    its answer (`exercises.REVEALED`) counts only its first answer: first answered wrong, it is listed apart (its
+    answer has been seen), not as answered right and not as open."""
+    rows = _by_notebook()
+    done = sum(len(r) for _, (r, _m, _s) in rows)
+    total = sum(len(r) + len(m) + len(s) for _, (r, m, s) in rows)
+    separator = message("input.list_separator")
     lines = [message("feedback.progress_title")]
-    for nb, (r, t) in counts.items():
-        bar = "■" * r + "□" * (t - r)
-        line = message("feedback.progress_line", notebook=nb, right=r, total=t, bar=bar)
-        lines.append(line + (message("feedback.progress_all_right") if r == t else ""))
+    any_missed = False
+    for nb, (right, missed, still) in rows:
+        r, t = len(right), len(right) + len(missed) + len(still)
+        bar = "■" * r + "▨" * len(missed) + "□" * len(still)
+        line = message("feedback.progress_line", notebook=int(nb), right=r, total=t, bar=bar)
+        if not still and not missed:
+            line += message("feedback.progress_all_right")
+        elif r or missed:  # begun: say what is left; a notebook not begun is all open
+            if missed:
+                any_missed = True
+                line += message("feedback.progress_missed", names=separator.join(n[3:] for n in missed))
+            if still:
+                line += message("feedback.progress_open", names=separator.join(n[3:] for n in still))
+        lines.append(line)
     lines.append(message("feedback.progress_total", done=done, total=total))
+    if any_missed:
+        lines.append(message("feedback.progress_first_answer"))
     print("\n".join(lines))

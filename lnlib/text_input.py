@@ -2,12 +2,14 @@
 
 Accepts what people write — `2, 4, 6, 8`, `2 4 6 8`, `2，4，6，8`, `2、4、6、8`, `[２, ４]`, `(2,)`, and numbers
 written as the course writes them: a fraction `1/3`, `2×10⁻⁴` (or `2*10^-4`, `2e-4`), a percentage `33%` (`33 ％`:
-0.33), a product of plain numbers `7×7` (or `7*7`), a square root `√5`, `2√5` (2·√5), `-√5`, `3/√5` — and never
-evaluates the text. A number is read with the usual precedence only where no reader could doubt it: `√` takes the
-one number right after it, `/` ends a product (`2×3/4`), a `%` follows a plain number. Forms two readers could read
-two ways are refused with a message naming both readings: `√5/2` (√5 ÷ 2 or √(5/2)?), `6/2×3`, `1/2√5`,
-`2 √5` (2√5, or the two numbers 2 and √5?), `2×103` (2×10³ whose raise was lost?), and `x` as a times sign
-(`7x7`, maybe a shape; `2x10^-4` is still a power of ten).
+0.33), a product of plain numbers `7×7` (or `7*7`), a square root `√5`, `2√5` (2·√5), `-√5`, `3/√5`, `√2/2` — and
+never evaluates the text. A number is read with the usual precedence only where no reader could doubt it: `√` takes
+the one number right after it and binds tighter than `/` (`√2/2` is (√2)/2, as `√2 / 2` is written in print; the
+root of a fraction needs its own brackets, which a typed answer does not take), `/` ends a product (`2×3/4`), a `%`
+follows a plain number. Forms two readers could read two ways are refused with a message naming both readings:
+`6/2×3`, `1/2√5`, `2 √5` (2√5, or the two numbers 2 and √5?), `2×103` (2×10³ whose raise was lost?), and `x` as a
+times sign (`7x7`, maybe a shape; `2x10^-4` is still a power of ten). `parse_shape` reads the answer to "what shape?"
+as the course writes a shape: `2 × 3`, `2×3`, `(2, 3)`, `[2, 3]`, `2, 3` are all the shape (2, 3).
 Anything else is a ValueError with a short message (domain `input` of the catalogues) saying what to change.
 Introduced in notebook 03 (the VectorExplorer); `lnlib.answers` reads every exercise answer with it.
 """
@@ -22,7 +24,7 @@ import numpy as np
 
 from .i18n import lazy, message
 
-__all__ = ["MAX_VALUES", "parse_vector", "parse_numbers"]
+__all__ = ["MAX_VALUES", "parse_numbers", "parse_shape", "parse_vector"]
 
 MAX_VALUES = 64
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII digits only
@@ -91,9 +93,6 @@ def _expression(p: str) -> float | None:
     factors = _TIMES.split(top)
     if slash and "√" in bottom.lstrip("√"):  # 1/2√5: ÷ 2 then × √5, or ÷ 2√5?
         raise ValueError(message("input.root_denominator", text=p[:20], bottom=bottom[:10], head=bottom.split("√")[0]))
-    if slash and "√" in factors[-1]:  # √5/2: √5 ÷ 2, or √(5/2)?
-        root = factors[-1].partition("√")[2][:10]
-        raise ValueError(message("input.root_fraction", text=p[:20], root=root, bottom=bottom[:10]))
     values = [_factor(f) for f in factors]
     if slash:
         if bottom[:1] in "+-":
@@ -215,3 +214,17 @@ def _rows(rows: list[np.ndarray]) -> np.ndarray:
         sizes = message("input.list_separator").join(str(r.size) for r in rows)
         raise ValueError(message("input.row_sizes", sizes=sizes))
     return np.stack(rows)
+
+
+_SHAPE_TIMES = re.compile(r"(?<=[0-9])\s*[×xX*]\s*(?=[0-9])")
+
+
+def parse_shape(text: str) -> np.ndarray:
+    """Read a typed shape: `2 × 3`, `2×3`, `2x3`, `(2, 3)`, `[2, 3]` or `2, 3` all give [2, 3]; one number `6` gives
+    a 0-d array (a count, not a shape: the grader names that mistake). ValueError (a message) otherwise."""
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    s = _plain(text).strip()
+    if _SHAPE_TIMES.search(s):
+        return parse_vector(_SHAPE_TIMES.sub(",", s))
+    return parse_numbers(text)

@@ -96,7 +96,7 @@ def test_answers_are_read_as_people_type_them(text, want):
         ("1, nan", "nan"),
         ("", "没有找到数字"),
         ("√-5", "负数"),
-        ("√5/2", "两种读法"),
+        ("1/2√5", "两种读法"),
     ],
 )
 def test_text_that_holds_no_number_gets_a_chinese_reason(text, why):
@@ -181,7 +181,7 @@ def test_an_exact_root_passes_an_exercise_asking_for_decimals(name, text, capsys
 
 
 def test_an_ambiguous_form_is_refused_in_the_cell_not_misread(capsys):
-    out = run_answer("%%answer 03.std_apple\n√5/2", capsys)
+    out = run_answer("%%answer 03.std_apple\n1/2√5", capsys)
     assert out.startswith("✗ 没读懂") and "两种读法" in out and "Traceback" not in out, out
     out = run_answer("%%answer 03.std_apple\n5", capsys)  # forgot the root: still its named mistake
     assert out.startswith("✗") and "平方根" in out, out

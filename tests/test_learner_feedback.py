@@ -568,7 +568,7 @@ def test_the_second_wrong_try_does_not_hand_over_the_answer(name, wrong, answer_
         ("03.variance_apple", 6.67, "d − 1"),  # 20 / 3 at two decimals, as 6.667 already was
         ("13.welford_m2", 66.67, "M2 / n"),  # 200 / 3
         ("04.unbiased_std", 666.7, "开平方根"),  # 2000 / 3
-        ("15.predict_batch1", 0, "三分之一"),  # conceptual, not "too few decimals"
+        ("15.predict_batch1", 0, "同一个预测"),  # conceptual, not "too few decimals"; no 1/3 before the 3rd try
         ("02.row_means", [16, 20], "忘了除以 d = 4"),
         ("02.column_mean", 17, "忘了除以 2"),
         ("02.table_mean", 240, "忘了除以 12"),

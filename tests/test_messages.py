@@ -239,7 +239,7 @@ def chinese_literals(module: str, source: str | None = None) -> list[tuple[int, 
             names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
             if names & DATA.get(module, set()):
                 skip.update(id(n) for n in ast.walk(node))
-        if isinstance(node, ast.keyword) and node.arg == "synonyms":  # an exercise's accepted spellings
+        if isinstance(node, ast.keyword) and node.arg in ("synonyms", "options"):  # accepted spellings, option words
             skip.update(id(n) for n in ast.walk(node))
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             skip.add(id(node.value))  # an attribute docstring
