@@ -77,7 +77,8 @@ def fallback_html(name: str) -> str:
     of a kernel that is gone)."""
     return (
         f'<div class="{FALLBACK_CLASS}" lang="zh-Hans" data-explorer="{html.escape(name)}" '
-        f'style="color:#b91c1c;line-height:1.5;padding:4px 0">⚠ {html.escape(name)}：{html.escape(OFFLINE_MESSAGE)}</div>'
+        f'style="color:#b91c1c;line-height:1.5;padding:4px 0">'
+        f"⚠ {html.escape(name)}：{html.escape(OFFLINE_MESSAGE)}</div>"
     )
 
 

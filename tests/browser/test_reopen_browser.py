@@ -98,6 +98,8 @@ def test_explorers_say_what_to_run_in_a_notebook_saved_and_opened_again(lab, ste
             except Exception:  # noqa: BLE001 - the assertion below says what is shown instead
                 pass
             shown = page.evaluate(REOPENED, [cells, FALLBACK_CLASS])
+            # anywhere in the notebook (notebook 15's progress bars too: their models are gone as well)
+            anywhere = page.evaluate("() => window.__lnNb.content.node.textContent.includes('Error displaying')")
             shoot_element(
                 page,
                 page.locator(".jp-Notebook .jp-Cell").nth(cells[0]),
@@ -112,6 +114,7 @@ def test_explorers_say_what_to_run_in_a_notebook_saved_and_opened_again(lab, ste
             if not s or not s["fallback"] or NOTICE not in s["text"] or MISSING in s["text"] or s["explorer"]:
                 failures.append(f"{name} (cell {cell}): {s}")
         assert not failures, f"{stem} opened again:\n  " + "\n  ".join(failures)
+        assert not anywhere, f"{stem} opened again: JupyterLab's 'Error displaying widget' is on the page"
         assert not lab.external[ext0:]
     finally:
         page.evaluate(js.CLOSE)
