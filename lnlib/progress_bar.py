@@ -3,7 +3,7 @@ hidden once it is done.
 
 `ProgressBar(total, label)` is a context manager; `bar.advance(n)` moves it on. Inside a kernel it shows an
 ipywidgets bar (a few dozen messages at most, whatever `total` is); in plain Python it shows nothing. When the work
-ends (or fails), the bar is hidden and closed, so what the notebook stores is the same on every run: its output's
+ends (or fails), the bar is hidden, and what the notebook stores is the same on every run: its output's
 text forms are empty (nbval compares them; GitHub shows them) and its HTML form carries the class the course's
 JupyterLab extension looks for, so a notebook saved and opened again shows nothing there instead of an error.
 `track(items, label)` goes through a list with such a bar; `training_sweep` is `training.sweep` with one.
@@ -67,9 +67,10 @@ class ProgressBar:
             self._shown = self._bar.value = shown
 
     def __exit__(self, *exc) -> None:
+        # hidden, not closed: a closed model's view is removed, and the page would hold a widget output without
+        # a view. Hidden also in the widget state a run stores, so the stored notebook hides it when opened.
         if self._bar is not None:
-            self._bar.layout.display = "none"  # also in the widget state a run stores: a reopened page hides it
-            self._bar.close()
+            self._bar.layout.display = "none"
             self._bar = None
 
 
