@@ -123,11 +123,12 @@ const plugin = {
     'Alt text for lnlib figures in JupyterLab (output metadata and explorer tooltips become <img alt>), and the ' +
     "Chinese notice of an explorer whose widget model is gone.",
   autoStart: true,
-  requires: [IRenderMimeRegistry, INotebookTracker],
+  requires: [IRenderMimeRegistry],
+  optional: [INotebookTracker],  // an app without notebooks still gets the alt texts
   activate: (app, rendermime, tracker) => {
     rendermime.addFactory(imageWithAltFactory, imageWithAltFactory.defaultRank);
     watchExplorerImages(document.body);
-    watchMissingWidgets(document.body, tracker, rendermime);
+    if (tracker) watchMissingWidgets(document.body, tracker, rendermime);
   }
 };
 
