@@ -133,7 +133,7 @@ def test_the_extension_marks_the_alt_text_as_simplified_chinese():
 def test_the_extension_replaces_a_missing_explorer_by_its_notice():
     """Issue 40: a notebook saved, closed and opened again showed "Error displaying widget: model not found" in
     place of every explorer. The extension looks for exactly ipywidgets' text and for lnlib's fallback class in
-    the output's HTML form (tests/browser/test_reopen_browser.py checks it in JupyterLab)."""
+    the output's HTML form (tests/browser/test_student_copy_browser.py checks it in JupyterLab)."""
     from lnlib.explorers.base import FALLBACK_CLASS
 
     code = built_javascript()
