@@ -84,10 +84,26 @@ def track(items, label: str):
             bar.advance()
 
 
-def training_sweep(model: str, variants, lrs, warmups=(0,), *, steps: int = 300, **kwargs) -> dict:
-    """`training.sweep` with a progress bar over its training steps (every setting of one variant trains in
-    lockstep, so a step counts once per variant)."""
+VARIANT_WORDS = {"mlp": "种归一化", "transformer": "种结构"}  # what one variant of `training.sweep` is
+
+
+def sweep_label(model: str, variants, lrs, warmups=(0,), *, steps: int, seconds: float | None = None) -> str:
+    """What a sweep trains, for its bar: '训练中：4 种归一化 × 5 个学习率，每个 150 步（约 5 秒）'."""
     count = len(variants) if hasattr(variants, "__len__") and not isinstance(variants, str) else 1
-    label = f"训练中（每个设置 {steps} 步）"
+    parts = [f"{count} {VARIANT_WORDS.get(model, '种设置')}", f"{len(lrs)} 个学习率"]
+    if len(warmups) > 1:
+        parts.append(f"{len(warmups)} 种 warm-up")
+    about = f"（约 {seconds:g} 秒）" if seconds else ""
+    return f"训练中：{' × '.join(parts)}，每个 {steps} 步{about}"
+
+
+def training_sweep(
+    model: str, variants, lrs, warmups=(0,), *, steps: int = 300, seconds: float | None = None, **kwargs
+) -> dict:
+    """`training.sweep` with a progress bar over its training steps (every setting of one variant trains in
+    lockstep, so a step counts once per variant), labelled with what runs (`sweep_label`; `seconds`: about how
+    long it takes, said in the label)."""
+    count = len(variants) if hasattr(variants, "__len__") and not isinstance(variants, str) else 1
+    label = sweep_label(model, variants, lrs, warmups, steps=steps, seconds=seconds)
     with ProgressBar(count * steps, label) as bar:
         return training.sweep(model, variants, lrs, warmups, steps=steps, on_step=bar.advance, **kwargs)

@@ -73,3 +73,12 @@ def test_track_yields_every_item_and_counts_each_once():
         seen.append(item)
     assert seen == ["a", "b", "c"]
     assert list(progress_bar.track(iter([1, 2]), "y")) == [1, 2]  # any iterable
+
+
+def test_a_sweep_says_what_it_trains():
+    """Notebook 15's bars say what runs (a student reader asked what the bar was for): the sizes of the sweep."""
+    mlp = progress_bar.sweep_label("mlp", training.NORMS, (3e-3, 1e-2, 3e-2, 1e-1, 3e-1), steps=150, seconds=5)
+    assert mlp == "训练中：4 种归一化 × 5 个学习率，每个 150 步（约 5 秒）"
+    tf = progress_bar.sweep_label("transformer", ("post", "pre"), (1e-3, 3e-3), (0, 50), steps=200)
+    assert tf == "训练中：2 种结构 × 2 个学习率 × 2 种 warm-up，每个 200 步"
+    assert progress_bar.sweep_label("mlp", "layer", (1e-3,), steps=10) == "训练中：1 种归一化 × 1 个学习率，每个 10 步"
