@@ -395,9 +395,11 @@ def train_mlp_runs(
     record_steps=(0, -1),
     init: str = "lecun",
     weight_scale: float = 1.0,
+    on_step=None,
 ) -> list[Run]:
     """`train_mlp` for several (lr, warmup_steps) settings at once, in lockstep: one Run per setting, each the
-    same as `train_mlp(norm, lr=lr, warmup_steps=warmup_steps, …)` would give."""
+    same as `train_mlp(norm, lr=lr, warmup_steps=warmup_steps, …)` would give. `on_step(n)`, if given, hears of
+    every n steps done (`steps` in all: the steps a blow-up of every run leaves out are reported at the end)."""
     norm = _check_choice("norm", norm, NORMS)
     settings = _check_settings(settings)
     depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
@@ -421,7 +423,7 @@ def train_mlp_runs(
         record, dhs = trace
         return Snapshot(step, [h[run].copy() for h, _, _ in record[1:]], [d[run].copy() for d in dhs])
 
-    runs = _train(model, batch, settings, steps, record, snap)
+    runs = _train(model, batch, settings, steps, record, snap, on_step)
     x_test, y_test = spiral(seed=1)
     for run in runs:
         if not run.diverged:
@@ -626,10 +628,19 @@ def train_transformer(
 
 
 def train_transformer_runs(
-    form: str, settings, *, depth: int = 6, width: int = 32, steps: int = 300, seed: int = 0, batch_size: int = 6
+    form: str,
+    settings,
+    *,
+    depth: int = 6,
+    width: int = 32,
+    steps: int = 300,
+    seed: int = 0,
+    batch_size: int = 6,
+    on_step=None,
 ) -> list[Run]:
     """`train_transformer` for several (lr, warmup_steps) settings at once, in lockstep: one Run per setting, each
-    the same as `train_transformer(form, lr=lr, warmup_steps=warmup_steps, …)` would give."""
+    the same as `train_transformer(form, lr=lr, warmup_steps=warmup_steps, …)` would give (`on_step`: as in
+    `train_mlp_runs`)."""
     form = _check_choice("form", form, FORMS)
     settings = _check_settings(settings)
     depth, width = _check_int("depth", depth, 1), _check_int("width", width, 1)
@@ -638,7 +649,7 @@ def train_transformer_runs(
     _check_budget(_budget.transformer_cost, "a Transformer", len(settings), depth, width, steps, batch_size)
     rng = np.random.default_rng(seed)
     model = SequenceModel(form, depth, width, rng, seed, runs=len(settings))
-    runs = _train(model, lambda step: digit_batch(rng, batch_size), settings, steps, [], None)
+    runs = _train(model, lambda step: digit_batch(rng, batch_size), settings, steps, [], None, on_step)
     held_out = digit_batch(np.random.default_rng([seed, 99]), HELD_OUT)
     for run in runs:
         if not run.diverged:
@@ -649,7 +660,7 @@ def train_transformer_runs(
 # ---------------------------------------------------------------- the shared loop
 
 
-def _train(model, batch, settings, steps: int, record, snap) -> list[Run]:
+def _train(model, batch, settings, steps: int, record, snap, on_step=None) -> list[Run]:
     """Train every run of `model` in lockstep: run r with settings[r] = (lr, warmup_steps), on the same batches.
     A run that diverges is recorded and dropped from the model (the others go on with fewer rows)."""
     n = len(settings)
@@ -676,12 +687,16 @@ def _train(model, batch, settings, steps: int, record, snap) -> list[Run]:
                 length[rows[i]], diverged[rows[i]] = step + 1, True
                 reason[rows[i]] = "nonfinite" if not finite[i] else ("blowup" if step < WINDOW else "window")
             if not ok.any():
+                if on_step is not None:
+                    on_step(steps - step)
                 break
             if not ok.all():
                 model.keep(ok)
                 opt.keep(ok, model.p)
                 rows = rows[ok]
             opt.step(lrs[step, rows])
+            if on_step is not None:
+                on_step(1)
     final.update({r: model.single(i) for i, r in enumerate(rows) if not diverged[r]})
     return [
         Run(

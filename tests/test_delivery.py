@@ -20,7 +20,7 @@ from helpers import executed
 
 from lnlib.answers import UNANSWERED
 from tools import build_site, course, hub_link, make_student, nav, repository
-from tools.course import CHECK_CALL, NOTEBOOKS, REVEAL_SUMMARY, ROOT, exercise_names, notebook_paths, solution_path
+from tools.course import CHECK_CALL, DERIVATION_SUMMARY, NOTEBOOKS, ROOT, exercise_names, notebook_paths, solution_path
 from tools.outputs import stream_text
 
 PATHS = notebook_paths()
@@ -372,7 +372,7 @@ def test_studentize_removes_filled_answers_and_solution_cells():
         nbformat.v4.new_code_cell("wo - wo.mean()", metadata={"tags": ["solution"]}),
         nbformat.v4.new_markdown_cell("**练习 3**\n\n<details><summary>参考答案</summary>\n\nμ = 5\n</details>\n"),
         nbformat.v4.new_markdown_cell("<details>\n<summary>查看解答</summary>[1.342, 0.447]</details>"),
-        nbformat.v4.new_markdown_cell(f"<details><summary>{REVEAL_SUMMARY}</summary>\n\nμ = 5\n\n</details>"),
+        nbformat.v4.new_markdown_cell(f"<details><summary>{DERIVATION_SUMMARY}</summary>\n\nμ = 5\n\n</details>"),
     ]
     stats = make_student.studentize(nb)
     assert stats == {"exercises": 2, "removed": 2, "folded": 1}
@@ -384,7 +384,7 @@ def test_studentize_removes_filled_answers_and_solution_cells():
     assert nb.cells[3].outputs == [] and nb.cells[3].execution_count is None, "a reveal's output stays unseen"
     assert sources[3].startswith("print('x̂ ="), "the reveal's code stays: running it shows the answer"
     assert sources[4] == "**练习 3**\n\n"
-    assert sources[5].startswith(f"<details><summary>{REVEAL_SUMMARY}</summary>"), "a folded reveal stays folded"
+    assert sources[5].startswith(f"<details><summary>{DERIVATION_SUMMARY}</summary>"), "a folded reveal stays folded"
     outputs = [json.dumps(c.get("outputs", []), ensure_ascii=False) for c in nb.cells]
     assert not any(leak in s for s in sources[:3] + outputs for leak in ("5.0", "500", "1.342", "wo.mean", "chi ="))
 
@@ -681,14 +681,14 @@ def test_folded_answers_stay_folded_on_the_site(site):
         return re.sub(r"\s+", "", re.sub(r"[*`]", "", text))
 
     checked = 0
-    opening = f"<summary>{REVEAL_SUMMARY}</summary>"
+    opening = f"<summary>{DERIVATION_SUMMARY}</summary>"
     for path in notebook_paths():
         nb = nbformat.read(path, as_version=4)
         page = page_of(site, path.stem).read_text(encoding="utf-8")
         folds = [
             words(f)
             for f in re.findall(
-                r"<details><summary>" + re.escape(REVEAL_SUMMARY) + r"</summary>(.*?)</details>", page, re.S
+                r"<details><summary>" + re.escape(DERIVATION_SUMMARY) + r"</summary>(.*?)</details>", page, re.S
             )
         ]
         for cell in nb.cells:

@@ -67,3 +67,15 @@ def test_the_plain_text_form_is_the_notice():
     assert bundle["text/plain"].startswith("BatchExplorer：【探索器暂时不能用】")
     assert "Run All Cells" in bundle["text/plain"] and "VBox" not in bundle["text/plain"]
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_the_html_form_is_the_notice_for_a_missing_model():
+    """Issue 40: the HTML form is what GitHub shows and what the course's JupyterLab extension puts in place of
+    "Error displaying widget: model not found" once a saved notebook is opened again: the notice, in Chinese,
+    marked with the class the extension looks for, the explorer's name escaped."""
+    from lnlib.explorers.base import FALLBACK_CLASS
+
+    html_form = widgets.BatchExplorer()._repr_mimebundle_()["text/html"]
+    assert f'class="{FALLBACK_CLASS}"' in html_form and 'lang="zh-Hans"' in html_form
+    assert "BatchExplorer：【探索器暂时不能用】" in html_form and "重新运行上面的单元格" in html_form
+    assert "Run → Run All Cells" in html_form and "<script" not in html_form and "VBox" not in html_form

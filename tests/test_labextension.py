@@ -128,3 +128,14 @@ def test_the_extension_marks_the_alt_text_as_simplified_chinese():
     assert '"zh-Hans"' in code or "'zh-Hans'" in code
     source = (SOURCE / "src" / "index.js").read_text(encoding="utf-8")
     assert source.count("ALT_LANG") == 3  # defined, set on output images, set on explorer pictures
+
+
+def test_the_extension_replaces_a_missing_explorer_by_its_notice():
+    """Issue 40: a notebook saved, closed and opened again showed "Error displaying widget: model not found" in
+    place of every explorer. The extension looks for exactly ipywidgets' text and for lnlib's fallback class in
+    the output's HTML form (tests/browser/test_student_copy_browser.py checks it in JupyterLab)."""
+    from lnlib.explorers.base import FALLBACK_CLASS
+
+    code = built_javascript()
+    assert "Error displaying widget: model not found" in code
+    assert FALLBACK_CLASS in code and "text/html" in code

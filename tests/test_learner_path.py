@@ -30,7 +30,7 @@ import pytest
 
 from lnlib.exercises import EXERCISES
 from tools import course, make_student
-from tools.course import CHECK_CALL, REVEAL_SUMMARY, REVEAL_TAG, notebook_paths
+from tools.course import CHECK_CALL, DERIVATION_SUMMARY, REVEAL_SUMMARY, REVEAL_TAG, notebook_paths
 
 PATHS = notebook_paths()
 LESSONS = [p for p in PATHS if p.stem != course.INDEX_STEM]
@@ -51,7 +51,7 @@ COINCIDENCES: dict[str, str] = {
 PENDING: dict[str, str] = {}
 
 _MINUS = str.maketrans({"−": "-", "–": "-", "\u2009": " ", "\u202f": " "})
-_REVEAL_BLOCK = re.compile(rf"<details>\s*<summary>{REVEAL_SUMMARY}</summary>.*?</details>", re.S)
+_REVEAL_BLOCK = re.compile(rf"<details>\s*<summary>{DERIVATION_SUMMARY}</summary>.*?</details>", re.S)
 
 
 def decimals(atol: float) -> int:
@@ -220,12 +220,12 @@ def test_the_search_below_finds_the_next_prompt_and_skips_folded_answers():
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell("%%answer 03.mean_apple\n# 在下面一行写答案"),
-        nbformat.v4.new_markdown_cell(f"<details><summary>{REVEAL_SUMMARY}</summary>\n\nμ = 5\n\n</details>"),
         nbformat.v4.new_code_cell(
             "%%reveal 03.mean_apple",
             metadata={"tags": [REVEAL_TAG]},
             outputs=[nbformat.v4.new_output("stream", text="μ = 5.0\n")],
         ),
+        nbformat.v4.new_markdown_cell(f"<details><summary>{DERIVATION_SUMMARY}</summary>\n\nμ = 5\n\n</details>"),
         nbformat.v4.new_markdown_cell("## 2. 中心化\n\n每个数都减去同一个 μ = 5。"),
         nbformat.v4.new_code_cell("%%answer 03.centered_apple\n# 在下面一行写答案"),
     ]
@@ -413,9 +413,68 @@ def test_reveal_cells_are_folded_everywhere():
             if REVEAL_TAG in cell.metadata.get("tags", []):
                 assert cell.outputs == [], "a student copy carries no reveal output"
         assert all(
-            REVEAL_SUMMARY in c.source for c in student.cells if c.cell_type == "markdown" and "<details>" in c.source
+            DERIVATION_SUMMARY in c.source
+            for c in student.cells
+            if c.cell_type == "markdown" and "<details>" in c.source
         ), "a folded reveal in the text stays in the student copy"
     assert seen >= 6
+
+
+_ANSWER_DETAILS = re.compile(r"<details>\s*<summary>([^<]*(?:答案|推导)[^<]*)</summary>")
+
+
+def derivations_before_their_reveal(nb) -> list[str]:
+    """Every markdown <details> with a worked answer (summary mentions 答案 or 推导) below a predict cell: where it
+    sits before the `%%reveal` cell of that predict (one click gave the answer away before answering), or where
+    that predict has no reveal cell at all."""
+    names = [m.group(1) for c in nb.cells if c.cell_type == "code" for m in [course.REVEAL_CALL.match(c.source)] if m]
+    wrong, last, revealed = [], None, False
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            answer = CHECK_CALL.match(cell.source)
+            if answer and answer.group(1) != last:
+                last, revealed = answer.group(1), False
+            reveal = course.REVEAL_CALL.match(cell.source)
+            revealed = revealed or bool(reveal and reveal.group(1) == last)
+            continue
+        for summary in _ANSWER_DETAILS.findall(cell.source):
+            if last is None or revealed:
+                continue
+            where = "before its %%reveal cell" if last in names else "and it has no %%reveal cell"
+            wrong.append(f"cell {i}: <details>「{summary}」 answers {last} {where}")
+    return wrong
+
+
+def test_a_derivation_waits_for_its_reveal():
+    """The worked derivation of a predict, folded in <details>, comes right after the predict's `%%reveal` cell:
+    the learner answers, checks with the reveal, then reads how (before, one click gave the answer away)."""
+    nb = nbformat.v4.new_notebook()
+    block = f"<details><summary>{DERIVATION_SUMMARY}</summary>\n\nμ = 5\n\n</details>"
+    nb.cells = [
+        nbformat.v4.new_code_cell("%%answer 03.mean_apple\n# 在下面一行写答案"),
+        nbformat.v4.new_markdown_cell(block),
+        nbformat.v4.new_code_cell("%%reveal 03.mean_apple\nprint(5)", metadata={"tags": [REVEAL_TAG]}),
+    ]
+    assert derivations_before_their_reveal(nb) == [
+        f"cell 1: <details>「{DERIVATION_SUMMARY}」 answers 03.mean_apple before its %%reveal cell"
+    ]
+    nb.cells[1], nb.cells[2] = nb.cells[2], nb.cells[1]
+    assert derivations_before_their_reveal(nb) == []
+    del nb.cells[1]
+    assert "no %%reveal cell" in derivations_before_their_reveal(nb)[0]
+
+    wrong = []
+    for path in PATHS:
+        nb = nbformat.read(path, as_version=4)
+        wrong += [f"{path.stem} {w}" for w in derivations_before_their_reveal(nb)]
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                wrong += [
+                    f"{path.stem}: summary 「{t}」, not {DERIVATION_SUMMARY}"
+                    for t in _ANSWER_DETAILS.findall(cell.source)
+                    if t != DERIVATION_SUMMARY
+                ]
+    assert not wrong, "\n".join(wrong)
 
 
 def test_every_reveal_cell_names_the_predict_cell_it_reveals():

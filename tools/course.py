@@ -39,7 +39,10 @@ REVEAL_TAG = "reveal"  # a code cell whose output shows a predict cell's answer 
 #     %%reveal NN.name
 REVEAL_MAGIC = "%%reveal"
 REVEAL_CALL = re.compile(r"\A%%reveal[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
-REVEAL_SUMMARY = "想好了再展开：答案"  # the summary of a markdown <details> block that holds such an answer
+REVEAL_SUMMARY = "想好了再展开：答案"  # the summary of the site's fold around a reveal cell's output
+# The summary of a markdown <details> block with a predict's worked derivation. It sits after the predict's first
+# `%%reveal` cell, never between the question and it: one click must not give the answer away before answering.
+DERIVATION_SUMMARY = "核对之后再展开：推导过程"
 
 
 def answer_placeholder(name: str) -> str:

@@ -12,7 +12,7 @@ For every notebooks/NN-slug.ipynb:
 - every `reveal`-tagged code cell (its output shows the answer of a predict cell above it) keeps its code but loses
   its outputs, so nothing gives the answer away before the student runs it;
 - cells tagged `solution` (or `remove-cell`) and markdown `<details>` blocks whose summary mentions 答案 / 解答 / 参考
-  are removed, except the reveal blocks of predict cells (summary 想好了再展开：答案), which stay folded;
+  are removed, except the derivation blocks after reveal cells (summary 核对之后再展开：推导过程), which stay folded;
 - a sentence pointing at notebooks/solutions/ is replaced by one saying the teacher hands out the answers.
 Everything else (prose, tables, plots, generated navigation) is copied as is. notebooks/solutions/ is never copied.
 Notebooks added later (and to the plan, tools/course.toml) are picked up without edits; a notebook the plan does not
@@ -30,12 +30,13 @@ from pathlib import Path
 import nbformat
 
 from tools import course
-from tools.course import CHECK_CALL, REVEAL_SUMMARY, REVEAL_TAG, answer_placeholder
+from tools.course import CHECK_CALL, DERIVATION_SUMMARY, REVEAL_TAG, answer_placeholder
 
 DEFAULT_OUT = course.BUILD / "student"
 SOLUTION_TAGS = {"solution", "remove-cell"}
 SOLUTION_DETAILS = re.compile(
-    rf"<details>\s*<summary>(?!{REVEAL_SUMMARY}</summary>)[^<]*(答案|解答|参考)[^<]*</summary>.*?</details>\s*", re.S
+    rf"<details>\s*<summary>(?!{DERIVATION_SUMMARY}</summary>)[^<]*(答案|解答|参考)[^<]*</summary>.*?</details>\s*",
+    re.S,
 )
 SOLUTIONS_SENTENCE = re.compile(r"[^。\n]*notebooks/solutions/?[^。\n]*。?")
 TEACHER_SENTENCE = "参考答案由老师另行发放。"

@@ -68,6 +68,21 @@ def offline_notice() -> widgets.HTML:
     return notice
 
 
+FALLBACK_CLASS = "ln-explorer-fallback"
+
+
+def fallback_html(name: str) -> str:
+    """The explorer's output when no widget model is behind it: the HTML a renderer without widgets shows (GitHub,
+    an untrusted notebook), and what the course's JupyterLab extension shows in place of JupyterLab's "Error
+    displaying widget: model not found" (a notebook saved, closed and opened again: its outputs name widget models
+    of a kernel that is gone)."""
+    return (
+        f'<div class="{FALLBACK_CLASS}" lang="zh-Hans" data-explorer="{html.escape(name)}" '
+        f'style="color:#b91c1c;line-height:1.5;padding:4px 0">'
+        f"⚠ {html.escape(name)}：{html.escape(OFFLINE_MESSAGE)}</div>"
+    )
+
+
 def state_key(state: tuple) -> tuple:
     """A state as a cache key: floats to 12 significant digits, so a slider value the browser computed and the
     same step computed here (they may differ in the last bit) are one state."""
@@ -393,9 +408,12 @@ class Explorer:
         self._box = box
 
     def _repr_mimebundle_(self, **kwargs):
-        """The box's widget view; its plain-text form (what JupyterLab shows for a notebook just opened and not
-        yet run, which it does not trust to render widgets) is the notice, not the repr of a VBox."""
+        """The box's widget view; its plain-text and HTML forms (what JupyterLab shows for a notebook just opened
+        and not yet run, which it does not trust to render widgets, and GitHub shows) are the notice, not the repr
+        of a VBox; the course's JupyterLab extension shows the HTML form when the widget model is gone
+        (`fallback_html`)."""
         bundle = self.box._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict) and "text/plain" in bundle:
-            bundle = {**bundle, "text/plain": f"{type(self).__name__}：{OFFLINE_MESSAGE}"}
+            name = type(self).__name__
+            bundle = {**bundle, "text/plain": f"{name}：{OFFLINE_MESSAGE}", "text/html": fallback_html(name)}
         return bundle

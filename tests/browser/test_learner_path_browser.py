@@ -6,6 +6,7 @@ Notebook 03 is opened as stored: each `reveal` cell's output area is collapsed (
 metadata.jupyter.outputs_hidden) and its answer is not on screen, each reveal <details> is closed. Then a Chinese
 comma, a space-separated list or an unquoted word goes into every answer cell, Run All runs, and every cell runs
 without an error while the answer cells answer in Chinese. Screenshots in build/browser/learner-path-*.jpg.
+The student copy of every notebook, Run All and reopened: test_student_copy_browser.py.
 """
 
 from __future__ import annotations
