@@ -111,16 +111,28 @@ def test_a_model_switch_sends_the_picture_first_and_each_control_once(grids, mon
     assert (e.plot.value, e.plot.tooltip) == e.frame(e.state())
 
 
+def test_after_a_checkbox_click_the_other_clicks_are_drawn_ahead_first(grids):
+    e = training_widgets.TrainingExplorer(grids, model="MLP", ready=False)
+    assert e.neighbours()[0][1] == ("layer", "none")  # a learning-rate step first
+    e.variants.value = ("layer",)
+    assert e.neighbours()[0] == ("MLP", ("layer", "none"), 5.0, 0)  # the one click left (none cannot be empty)
+    e.lr.value = 1e-2
+    assert e.neighbours()[0] == ("MLP", ("layer",), 5.0, 0)  # after a slider step, the next step first
+
+
 def test_an_unknown_model_is_refused_by_name(grids):
     with pytest.raises(ValueError, match="model"):
         training_widgets.TrainingExplorer(grids, model="RNN")
 
 
 def test_a_ready_explorer_only_swaps_pictures(grids, monkeypatch):
-    """ready=True draws every learning rate and warm-up of both models before it shows: no control move draws."""
+    """ready=True draws every learning rate and warm-up of both models, and each model's opening choice with one
+    checkbox clicked, before it shows: no control move draws."""
     e = training_widgets.TrainingExplorer(grids, model="Transformer")
     assert e.picture.figures == 2  # one figure per model
-    assert e.picture.frames == 3 * 2 + 2 * 1  # Transformer: 3 learning rates × 2 warm-ups; MLP: 2 × 1
+    # Transformer: 3 learning rates × 2 warm-ups; MLP: 2 × 1; then Post-LN or Pre-LN alone, LayerNorm or none alone
+    assert len(e.every_default_choice()) == 3 * 2 + 2 * 1 + 2 + 2
+    assert all(e.is_ready(state) for state in e.every_default_choice())
     frames = e.picture.frames
     seen = {e.plot.value}
     for lr in (1e-3, 1e-2):

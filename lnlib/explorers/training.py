@@ -143,7 +143,7 @@ class TrainingExplorer(Explorer):
         self.picture = Picture(TrainingFigure, shapes=len(grids), fit=True)
         self._switching = False
         self.model.observe(self.on_model, names="value")
-        self._wire(self.variants, self.lr, self.warmup)
+        self._wire(self.lr, self.warmup, self.variants)
         self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.plot])
         self.render()  # the opening picture is drawn before the explorer shows
         if ready:
@@ -151,12 +151,16 @@ class TrainingExplorer(Explorer):
                 self.frame(state)
 
     def every_default_choice(self) -> list[tuple]:
-        """Every (model, all its variants, lr, warm-up) of the grids: what the slider and buttons reach."""
+        """Every (model, all its variants, lr, warm-up) of the grids (what the slider and buttons reach), then each
+        model's opening choice with one checkbox clicked."""
         states = []
         for model in self.grids:
             variants, lrs, warmups = self._choices(model)
             chosen = tuple(v for _, v in variants)
             states += [(model, chosen, lr, w) for _, lr in lrs for _, w in warmups]
+        for model in self.grids:
+            _, chosen, lr, warmup = self.opening_choice(model)
+            states += [(model, clicked, lr, warmup) for clicked in _one_click(chosen, chosen)]
         return states
 
     def _choices(self, model: str) -> tuple[list, list, list]:
@@ -224,23 +228,29 @@ class TrainingExplorer(Explorer):
     def neighbours(self) -> list[tuple]:
         """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
         buttons, then the other models as a switch shows them, then one checkbox clicked (each variant ticked or
-        unticked; never none), then every other learning rate and warm-up of this choice of variants. The grids are
-        small (a dozen pictures), so in a while every picture is ready."""
+        unticked; never none), then every other learning rate and warm-up of this choice of variants; after a
+        checkbox click, the other clicks come first. A frame costs tens of milliseconds, so in a while every
+        picture is ready."""
         model, variants, lr, warmup = self.state()
         lrs = [v for _, v in self.lr.options]
         warmups = [v for _, v in self.warmup.options]
         i = lrs.index(lr)
         near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
-        states = [(model, variants, v, warmup) for v in near]
-        states += [(model, variants, lr, w) for w in warmups if w != warmup]
-        states += [self.switch_choice(other) for other in self.grids if other != model]
-        every = [v for _, v in self.variants.options]
-        for v in every:
-            clicked = tuple(u for u in every if (u in variants) != (u == v))
-            if clicked:
-                states.append((model, clicked, lr, warmup))
-        states += [(model, variants, r, w) for r in lrs for w in warmups]
+        steps = [(model, variants, v, warmup) for v in near]
+        steps += [(model, variants, lr, w) for w in warmups if w != warmup]
+        others = [self.switch_choice(other) for other in self.grids if other != model]
+        every = tuple(v for _, v in self.variants.options)
+        clicks = [(model, clicked, lr, warmup) for clicked in _one_click(every, variants)]
+        if self.controls[self._moved] is self.variants:  # a checkbox clicked last: another click is likelier
+            steps, clicks = clicks, steps
+        states = steps + others + clicks + [(model, variants, r, w) for r in lrs for w in warmups]
         return list(dict.fromkeys(states))
+
+
+def _one_click(every: tuple, chosen: tuple) -> list[tuple]:
+    """The choices one checkbox click away from `chosen` (each variant ticked or unticked; never none)."""
+    clicked = [tuple(u for u in every if (u in chosen) != (u == v)) for v in every]
+    return [c for c in clicked if c]
 
 
 def _check_grid(name, grid) -> None:
