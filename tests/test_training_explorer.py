@@ -111,15 +111,6 @@ def test_a_model_switch_sends_the_picture_first_and_each_control_once(grids, mon
     assert (e.plot.value, e.plot.tooltip) == e.frame(e.state())
 
 
-def test_after_a_checkbox_click_the_other_clicks_are_drawn_ahead_first(grids):
-    e = training_widgets.TrainingExplorer(grids, model="MLP", ready=False)
-    assert e.neighbours()[0][1] == ("layer", "none")  # a learning-rate step first
-    e.variants.value = ("layer",)
-    assert e.neighbours()[0] == ("MLP", ("layer", "none"), 5.0, 0)  # the one click left (none cannot be empty)
-    e.lr.value = 1e-2
-    assert e.neighbours()[0] == ("MLP", ("layer",), 5.0, 0)  # after a slider step, the next step first
-
-
 def test_an_unknown_model_is_refused_by_name(grids):
     with pytest.raises(ValueError, match="model"):
         training_widgets.TrainingExplorer(grids, model="RNN")

@@ -143,7 +143,7 @@ class TrainingExplorer(Explorer):
         self.picture = Picture(TrainingFigure, shapes=len(grids), fit=True)
         self._switching = False
         self.model.observe(self.on_model, names="value")
-        self._wire(self.lr, self.warmup, self.variants)
+        self._wire(self.variants, self.lr, self.warmup)
         self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.plot])
         self.render()  # the opening picture is drawn before the explorer shows
         if ready:
@@ -228,22 +228,19 @@ class TrainingExplorer(Explorer):
     def neighbours(self) -> list[tuple]:
         """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
         buttons, then the other models as a switch shows them, then one checkbox clicked (each variant ticked or
-        unticked; never none), then every other learning rate and warm-up of this choice of variants; after a
-        checkbox click, the other clicks come first. A frame costs tens of milliseconds, so in a while every
-        picture is ready."""
+        unticked; never none), then every other learning rate and warm-up of this choice of variants. A frame
+        costs tens of milliseconds, so in a while every picture is ready."""
         model, variants, lr, warmup = self.state()
         lrs = [v for _, v in self.lr.options]
         warmups = [v for _, v in self.warmup.options]
         i = lrs.index(lr)
         near = [lrs[j] for j in (i + 1, i - 1) if 0 <= j < len(lrs)]
-        steps = [(model, variants, v, warmup) for v in near]
-        steps += [(model, variants, lr, w) for w in warmups if w != warmup]
-        others = [self.switch_choice(other) for other in self.grids if other != model]
+        states = [(model, variants, v, warmup) for v in near]
+        states += [(model, variants, lr, w) for w in warmups if w != warmup]
+        states += [self.switch_choice(other) for other in self.grids if other != model]
         every = tuple(v for _, v in self.variants.options)
-        clicks = [(model, clicked, lr, warmup) for clicked in _one_click(every, variants)]
-        if self.controls[self._moved] is self.variants:  # a checkbox clicked last: another click is likelier
-            steps, clicks = clicks, steps
-        states = steps + others + clicks + [(model, variants, r, w) for r in lrs for w in warmups]
+        states += [(model, clicked, lr, warmup) for clicked in _one_click(every, variants)]
+        states += [(model, variants, r, w) for r in lrs for w in warmups]
         return list(dict.fromkeys(states))
 
 
