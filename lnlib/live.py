@@ -81,9 +81,10 @@ class LiveFigure:
         if now == self._animated:
             return
         kept = set(now)
-        for artist in self._animated:
-            if artist not in kept:
-                self._vacated.append(self._extents.pop(artist, None))
+        for artist in (a for a in self._animated if a not in kept):
+            if artist in self._extents:
+                self._vacated.append(self._extents.pop(artist))
+            if isinstance(artist, AxesImage):
                 self._images.pop(artist, None)
         self._animated = now
 

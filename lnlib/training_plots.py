@@ -410,7 +410,8 @@ class TrainingFigure:
         self.steps = _steps(grid)
         runs, title = _choice(grid, variants, lr, warmup, title)
         built = _loss_figure(runs, title, self.SMOOTH, True, True, None, self.steps)
-        self.fig, self._axes, self._lines, self._legend, self._title = built
+        self.fig, self._axes, self._lines, self._legend = built.fig, built.axes, built.lines, built.legend
+        self._title = built.title if built.title is not None else self.fig.suptitle(title, fontsize=11)
 
     @property
     def moving(self) -> list:

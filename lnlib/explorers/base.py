@@ -196,8 +196,10 @@ class Picture:
         return self._png(key), True
 
     def _move(self, *result) -> None:
-        self.handle.update(*result)
-        self.live.follow(self.handle.moving)
+        handle, live = self.handle, self.live
+        assert handle is not None and live is not None  # a figure is built before it moves
+        handle.update(*result)
+        live.follow(handle.moving)
 
     def _png(self, key: Hashable) -> bytes:
         return self.live.fitted_png(key) if self.fit else self.live.png(key)

@@ -7,6 +7,7 @@ the controls only choose among them; each model's figure is built once and moved
 from __future__ import annotations
 
 import html
+from typing import cast
 
 import ipywidgets as widgets
 import traitlets
@@ -117,6 +118,7 @@ class TrainingExplorer(Explorer):
     """
 
     VIEWS = 128  # every choice of notebook 15's grids (75 of the MLP's, 12 of the Transformer's)
+    picture: Picture
 
     def __init__(self, grids: dict, model: str | None = None, *, ready: bool = True):
         if not isinstance(grids, dict):
@@ -223,7 +225,7 @@ class TrainingExplorer(Explorer):
 
     def frame(self, state: tuple) -> Frame:
         """The picture of one choice (model, variants, lr, warmup) and its alt text, drawn once and kept."""
-        return self._view(state)[0][1]
+        return cast(Frame, self._view(state)[0][1])
 
     def neighbours(self) -> list[tuple]:
         """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
