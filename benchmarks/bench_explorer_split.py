@@ -190,14 +190,16 @@ CASES = [
     ("SoftmaxExplorer", "widgets.SoftmaxExplorer(1.0)"),
     ("VarianceExplorer", 'widgets.VarianceExplorer(exponent=4, dtype="float32")'),
     ("TrainingExplorer", GRIDS),
+    ("TrainingExplorer: 归一化", "_"),  # the same explorer's checkboxes, clicked in turn (KINDS)
     ("LMExplorer", LM),
 ]
+KINDS = {"TrainingExplorer: 归一化": "checkbox"}  # a case pressing another kind of control than the first slider
 
 
 def notebook(kernel: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": kernel, "display_name": kernel}})
     nb.cells = [nbformat.v4.new_code_cell(SETUP)]
-    nb.cells += [nbformat.v4.new_code_cell(code) for _, code in CASES]
+    nb.cells += [nbformat.v4.new_code_cell(code) for _, code in CASES]  # "_": the cell above shown again
     nb.cells.append(nbformat.v4.new_code_cell("_ln_dump()"))
     return nb
 
@@ -309,8 +311,15 @@ def run_notebook(page, path: str, name: str) -> str:
     return panel
 
 
-def controls_of(page, root):
+CLICKED: dict[tuple[str, int], int] = {}  # checkboxes clicked so far per (panel, cell): the next one in turn
+
+
+def controls_of(page, root, kind=None, turn=0):
     found = page.evaluate(js.CONTROLS, [root, js.CONTROL_SELECTORS])
+    if kind == "checkbox":  # the boxes in turn, skipping the disabled one (the last ticked)
+        boxes = [c for c in found if c["kind"] == "checkbox"]
+        ready = [c for c in boxes[turn % len(boxes) :] + boxes[: turn % len(boxes)] if not c["disabled"]]
+        return ready[0] if ready else None
     sliders = [c for c in found if c["kind"] == "slider" and not c["disabled"]]
     if sliders:
         return sliders[0]
@@ -318,20 +327,25 @@ def controls_of(page, root):
     return toggles[0] if toggles else None
 
 
-def press(page, panel: str, cell: int) -> dict | None:
-    """One step of the widget in `cell`: its first slider (turning at either end) or first toggle group."""
+def press(page, panel: str, cell: int, kind: str | None = None) -> dict | None:
+    """One step of the widget in `cell`: its first slider (turning at either end) or first toggle group, or with
+    kind="checkbox" its checkboxes in turn."""
     root_loc = page.locator(f'[id="{panel}"] [data-ln-cell="{cell}"] .jp-OutputArea-output > .jupyter-widgets').first
     if root_loc.count() == 0:
         return None
     root = root_loc.element_handle()
     page.wait_for_function(js.QUIET, arg=[root, 150], timeout=120_000, polling=50)
-    control = controls_of(page, root)
+    turn = CLICKED.get((panel, cell), 0)
+    control = controls_of(page, root, kind, turn)
     if control is None:
         return None
     page.evaluate(js.ARM, [root, {"expect": [], "expect_re": [], "absent": [], "changed": ["any"], "unchanged": []}])
     page.evaluate(TRACK, [root])
     container = root_loc.locator(js.CONTROL_SELECTORS[control["kind"]]).nth(control["index"])
-    if control["kind"] == "slider":
+    if control["kind"] == "checkbox":
+        CLICKED[(panel, cell)] = turn + 1
+        container.locator("input[type=checkbox]").click()
+    elif control["kind"] == "slider":
         container.locator(".noUi-handle").first.focus()
         page.keyboard.press("ArrowLeft" if control["at_max"] else "ArrowRight")
     else:
@@ -489,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
                         loc = page.locator(f'[id="{panels[name]}"] [data-ln-cell="{cell}"]').first
                         loc.scroll_into_view_if_needed()
                         for _ in range(args.presses):
-                            result = press(page, panels[name], cell)
+                            result = press(page, panels[name], cell, KINDS.get(CASES[i][0]))
                             if result is not None:
                                 raw[name].append((CASES[i][0], result))
                     kernel = json.loads(page.evaluate(KERNEL_OUTPUT, "_ln_dump()") or "[]")

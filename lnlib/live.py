@@ -58,6 +58,7 @@ class LiveFigure:
         self._frame: np.ndarray | None = None  # the last frame's pixels (rows top-down, RGBA)
         self._extents: dict[Artist, Bbox | None] = {}  # where each animated artist was drawn last
         self._images: dict[AxesImage, np.ndarray] = {}  # the data each animated image showed last
+        self._vacated: list[Bbox | None] = []  # where animated artists that are gone were drawn last (`follow`)
         self._laid_out = False
         self._fits = False  # the last `fits()` held and no y axis has been drawn anew since
         self._cache = LRU(CACHE_SIZE)  # PNG bytes by the explorer's key
@@ -71,6 +72,21 @@ class LiveFigure:
         # drawn in matplotlib's own order (zorder), so a bar never covers the zero line or an image the spines
         self._animated = sorted((a for a in artists if a is not None), key=lambda a: a.get_zorder())
         self._background = None
+
+    def follow(self, artists: Iterable[Artist]) -> None:
+        """The artists that move after an update that built some of them again (a handle's new curves, a new
+        legend). The background stays: an artist built after it was drawn is not in it, nor is one animated
+        before. The places of the artists that are gone are drawn again on the next frame."""
+        now = sorted((a for a in artists if a is not None), key=lambda a: a.get_zorder())
+        if now == self._animated:
+            return
+        kept = set(now)
+        for artist in (a for a in self._animated if a not in kept):
+            if artist in self._extents:
+                self._vacated.append(self._extents.pop(artist))
+            if isinstance(artist, AxesImage):
+                self._images.pop(artist, None)
+        self._animated = now
 
     def invalidate(self) -> None:
         """Something in the background changed (an axis limit, a static text): redraw it on the next frame."""
@@ -175,6 +191,7 @@ class LiveFigure:
             self._frame = frame = np.array(canvas.buffer_rgba())
             renderer = canvas.get_renderer()
             self._extents = {a: _extent(a, renderer) for a in self._animated}
+            self._vacated = []
             self._images = {a: _image_data(a) for a in self._animated if isinstance(a, AxesImage)}
         else:
             frame = self._frame
@@ -199,6 +216,8 @@ class LiveFigure:
             else:
                 boxes += [self._extents.get(artist), now[artist]]
         self._extents.update(now)
+        boxes += self._vacated
+        self._vacated = []
         boxes = [b for b in boxes if b is not None]
         if not boxes:
             self.redrawn = 0

@@ -8,12 +8,26 @@ protanopia (tests/test_figure_access.py); orange, green and purple would collide
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from matplotlib import colors as mcolors
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 
-from .figure_kit import GUIDE, MUTED_INK, OKABE_ITO, casing, ink_on, new_figure, outlined, use_cjk_font
+from .figure_kit import (
+    GUIDE,
+    MUTED_INK,
+    OKABE_ITO,
+    casing,
+    ink_on,
+    new_figure,
+    outlined,
+    set_alt_text,
+    use_cjk_font,
+)
 from .labels import NORM_NAMES, RESIDUAL_FORMS, layer_label, number
 from .training import Run, Snapshot
 
@@ -118,13 +132,14 @@ def _course(key, values, smooth: int, diverged: bool) -> str:
     return text + (f"，第 {finite[-1] + 1} 步发散）" if diverged else "）")  # steps counted from 1, as drawn
 
 
-def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
+def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool) -> list:
+    """One run's curve on `ax` (and the big × where it diverged): the lines drawn."""
     kw = style(key, i)
     y = _smooth(np.asarray(values, dtype=np.float64), smooth)
     x = np.arange(1, y.size + 1)  # the first step is 第 1 步, as the text and divergence_text count them
     finite = np.isfinite(y) & ((y > 0) if logy else True)
     every = max(1, y.size // 8)
-    ax.plot(
+    lines = ax.plot(
         x[finite],
         y[finite],
         label=label(key) + ("（发散）" if diverged else ""),
@@ -135,7 +150,7 @@ def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
     )
     if diverged and finite.any():
         last = np.flatnonzero(finite)[-1]
-        ax.plot(
+        lines += ax.plot(
             x[last],
             y[last],
             marker="X",
@@ -145,16 +160,20 @@ def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool):
             linestyle="none",
             gid="marker",
         )
+    return lines
 
 
-def loss_curves(
-    runs: dict, *, title: str = "", smooth: int = 10, logy: bool = True, grad_norms: bool = False, ylim=None
-) -> Figure:
-    """Training loss against step, one line per run (a running mean over `smooth` steps); a big × ends a run that
-    diverged. With grad_norms=True a second panel shows the global gradient norm of every step."""
-    _mapping(runs, "runs", Run, "runs (lnlib.training.Run)")
-    smooth = _check_smooth(smooth)
-    use_cjk_font()
+def _curves(axes, runs: dict, smooth: int, logy: bool) -> list:
+    """Every run's loss curve on axes[0] and, when there is a second axes, its gradient norms there: the lines."""
+    lines = []
+    for i, (key, run) in enumerate(runs.items()):
+        lines += _curve(axes[0], key, i, run.losses, smooth=smooth, logy=logy, diverged=run.diverged)
+        if len(axes) > 1:
+            lines += _curve(axes[1], key, i, run.grad_norms, smooth=smooth, logy=True, diverged=run.diverged)
+    return lines
+
+
+def _loss_alt(runs: dict, title: str, smooth: int, logy: bool, grad_norms: bool) -> str:
     averaged = f"最近 {smooth} 步的平均" if smooth > 1 else ""
     scale = "，".join(filter(None, [averaged, "对数刻度" if logy else ""]))
     alt = (
@@ -170,12 +189,36 @@ def loss_curves(
         alt += "。"
     if any(r.diverged for r in runs.values()):
         alt += "大 × 标出发散的训练停下的地方。"
-    fig = new_figure((10 if grad_norms else 6.4, 3.8), alt)
-    axes = fig.subplots(1, 2) if grad_norms else [fig.subplots()]
-    for i, (key, run) in enumerate(runs.items()):
-        _curve(axes[0], key, i, run.losses, smooth=smooth, logy=logy, diverged=run.diverged)
-        if grad_norms:
-            _curve(axes[1], key, i, run.grad_norms, smooth=smooth, logy=True, diverged=run.diverged)
+    return alt
+
+
+def loss_curves(
+    runs: dict, *, title: str = "", smooth: int = 10, logy: bool = True, grad_norms: bool = False, ylim=None
+) -> Figure:
+    """Training loss against step, one line per run (a running mean over `smooth` steps); a big × ends a run that
+    diverged. With grad_norms=True a second panel shows the global gradient norm of every step."""
+    _mapping(runs, "runs", Run, "runs (lnlib.training.Run)")
+    return _loss_figure(runs, title, _check_smooth(smooth), logy, grad_norms, ylim).fig
+
+
+class _LossFigure(NamedTuple):
+    """`loss_curves` as its builder drew it: the axes, the curves, the legend and the title (None without one)."""
+
+    fig: Figure
+    axes: list
+    lines: list
+    legend: Legend
+    title: Text | None
+
+
+def _loss_figure(runs: dict, title: str, smooth: int, logy: bool, grad_norms: bool, ylim, steps=None) -> _LossFigure:
+    """`loss_curves`' figure; with `steps`, the x axes span steps 1 … `steps` whatever the runs' lengths."""
+    use_cjk_font()
+    fig = new_figure((10 if grad_norms else 6.4, 3.8), _loss_alt(runs, title, smooth, logy, grad_norms))
+    axes = list(fig.subplots(1, 2)) if grad_norms else [fig.subplots()]
+    lines = _curves(axes, runs, smooth, logy)
+    if steps is not None:
+        _span(axes, steps)
     axes[0].set_ylabel(f"训练损失（最近 {smooth} 步的平均）" if smooth > 1 else "训练损失")
     if grad_norms:
         axes[1].set_ylabel(f"全局梯度范数（最近 {smooth} 步的平均）" if smooth > 1 else "全局梯度范数")
@@ -188,10 +231,8 @@ def loss_curves(
     for ax in axes:
         ax.set_xlabel("训练步数")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    if title:
-        fig.suptitle(title, fontsize=11)
-    return fig
+    legend = axes[0].legend(fontsize=8)
+    return _LossFigure(fig, axes, lines, legend, fig.suptitle(title, fontsize=11) if title else None)
 
 
 def layer_scales(before: dict, after: dict, *, title: str = "") -> Figure:
@@ -351,11 +392,72 @@ def select(grid: dict, variants, lr: float, warmup: int) -> dict:
 
 
 def explorer_figure(grid: dict, variants, lr: float, warmup: int, *, title: str = "") -> Figure:
-    """The explorer's picture for one choice (also the notebook's static cell)."""
+    """The explorer's picture for one choice (also the notebook's static cell): its x axis spans every step of the
+    grid, so a run that diverged early stops short of the others' end."""
+    return TrainingFigure(grid, variants, lr, warmup, title=title).fig
+
+
+class TrainingFigure:
+    """`explorer_figure` kept (notebook 15's explorer): loss curves and gradient norms side by side, for one choice
+    of variants, learning rate and warm-up from a grid of runs. `update(grid, variants, lr, warmup)` shows another
+    choice (any number of variants) of a grid of the same length: the curves and their × are drawn again, the
+    legend is built again, the title, the y limits and the alt text follow; the x axis (every step) stays. `moving`
+    names the artists of the choice shown now: the curves and the legend are new after an update."""
+
+    SMOOTH = 10
+
+    def __init__(self, grid: dict, variants, lr: float, warmup: int, *, title: str = ""):
+        self.steps = _steps(grid)
+        runs, title = _choice(grid, variants, lr, warmup, title)
+        built = _loss_figure(runs, title, self.SMOOTH, True, True, None, self.steps)
+        self.fig, self._axes, self._lines, self._legend = built.fig, built.axes, built.lines, built.legend
+        self._title = built.title if built.title is not None else self.fig.suptitle(title, fontsize=11)
+
+    @property
+    def moving(self) -> list:
+        """The curves (with their × markers), the legend, the title and the y axes."""
+        return [*self._lines, self._legend, self._title, *(ax.yaxis for ax in self._axes)]
+
+    def update(self, grid: dict, variants, lr: float, warmup: int, *, title: str = "") -> list:
+        """Show another choice; returns the artists changed."""
+        if _steps(grid) != self.steps:
+            raise ValueError(f"grid: expected runs of {self.steps} steps (this figure's x axis), got {_steps(grid)}")
+        runs, title = _choice(grid, variants, lr, warmup, title)
+        for line in self._lines:
+            line.remove()
+        self._legend.remove()
+        self._lines = _curves(self._axes, runs, self.SMOOTH, True)
+        for ax in self._axes:
+            ax.relim()
+        _span(self._axes, self.steps)
+        for ax in self._axes:
+            ax.autoscale_view(scalex=False)  # the x axis already spans every step
+            ax.yaxis.stale = True  # new limits: new ticks and grid lines
+        self._legend = self._axes[0].legend(fontsize=8)
+        self._title.set_text(title)
+        set_alt_text(self.fig, _loss_alt(runs, title, self.SMOOTH, True, True))
+        return self.moving
+
+
+def _span(axes, steps: int) -> None:
+    """Widen the axes' data limits on x to steps 1 … `steps`: the x axis then spans them whatever is drawn."""
+    for ax in axes:
+        ax.update_datalim([(1, 1), (steps, 1)], updatey=False)
+
+
+def _steps(grid: dict) -> int:
+    """The length of the longest run of a grid: its training steps (a diverged run stops earlier)."""
+    if not isinstance(grid, dict) or not all(isinstance(run, Run) for run in grid.values()):
+        raise TypeError(f"grid: expected {{(variant, lr, warmup): Run}} from lnlib.training.sweep, got {grid!r:.40}")
+    return max((run.losses.size for run in grid.values()), default=0)
+
+
+def _choice(grid: dict, variants, lr: float, warmup: int, title: str) -> tuple[dict, str]:
+    """The runs of one choice (`select`; at least one) and the picture's title."""
     runs = select(grid, variants, lr, warmup)
     if not runs:
         raise ValueError(f"variants: none of {list(variants)!r:.60} was trained at lr = {lr!r}, warm-up {warmup!r}")
-    return loss_curves(runs, grad_norms=True, title=title or f"学习率 {lr:g}，warm-up {warmup} 步")
+    return runs, title or f"学习率 {lr:g}，warm-up {warmup} 步"
 
 
 def outcome_map_plot(omap, *, title: str = "") -> Figure:

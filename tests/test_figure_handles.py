@@ -13,8 +13,9 @@ import pytest
 from PIL import Image
 
 import lnlib
-from lnlib import groups, invariance, pitfalls, plots, transformer
+from lnlib import groups, invariance, pitfalls, plots, training_plots, transformer
 from lnlib.data import TOKEN_MATRIX, TOKENS
+from lnlib.training import Run
 
 EXPLORERS = Path(lnlib.__file__).parent / "explorers"
 
@@ -53,6 +54,26 @@ def scale_shift_figure(result):
     return plots.ScaleShiftFigure(result, scales=(0.1, 10.0), shifts=(-50, 50))
 
 
+def run(steps: int, rate: float, blowup: int = 0) -> Run:
+    """A training record with the shape of lnlib.training's (nothing trained: the figure only draws it); with
+    `blowup`, the loss explodes and the run stops at that step."""
+    t = np.arange(blowup or steps, dtype=np.float64)
+    losses = 1.1 * np.exp(-t / rate) + 0.02 * np.cos(t)
+    if blowup:
+        losses[-1] = 1e4
+    return Run(losses, 2 + np.sin(t / 7) + t / rate, bool(blowup), np.full(t.size, 1e-2), 0.9)
+
+
+# a grid as training.sweep gives it: three variants, two learning rates (at the larger one two runs blow up), two
+# warm-ups; every run that does not diverge has 60 steps
+GRID = {
+    (v, lr, w): run(60, rate * (1 + w / 10), blowup=3 if lr > 0.1 and v != "layer" else 0)
+    for v, rate in (("layer", 20), ("batch", 15), ("none", 100))
+    for lr in (1e-2, 0.3)
+    for w in (0, 5)
+}
+
+
 # handle factory, first result, later results (each a tuple of update's arguments)
 CASES = {
     "stage-eps": (plots.StageFigure, (steps("2, 4, 6, 8"),), [(steps("2, 4, 6, 8", 1.0),)]),
@@ -79,6 +100,16 @@ CASES = {
         attention(1.0),
         [attention(10**1.5), attention(0.01)],
     ),
+    "training-variants": (
+        training_plots.TrainingFigure,
+        (GRID, ("layer", "batch", "none"), 1e-2, 0),
+        [(GRID, ("batch",), 1e-2, 0), (GRID, ("layer", "none"), 1e-2, 5)],
+    ),
+    "training-diverged": (  # the × markers come and go, the y axes grow by decades, the x axis stays
+        training_plots.TrainingFigure,
+        (GRID, ("layer", "batch", "none"), 1e-2, 0),
+        [(GRID, ("batch", "none"), 0.3, 0), (GRID, ("layer", "batch"), 0.3, 5), (GRID, ("none",), 1e-2, 5)],
+    ),
 }
 
 
@@ -87,6 +118,8 @@ def test_a_moved_figure_is_the_figure_built_for_its_result(case):
     make, first, later = CASES[case]
     handle = make(*first)
     for result in later:
+        if case.startswith("training"):  # as the explorer shows it before it moves it (limits computed, none pending)
+            drawn(handle.fig)
         changed = handle.update(*result)
         assert changed, "update names what it changed"
         assert all(a in handle.moving or a in handle.fig.axes for a in changed if hasattr(a, "figure"))
@@ -157,6 +190,30 @@ def test_the_scale_shift_axis_fits_every_slider_position():
     assert high >= 10 * 8 + 50 and low <= -(10 * 8 + 50)
 
 
+def test_the_training_figure_spans_every_step_of_its_grid():
+    """A choice whose runs all diverged at step 3 is drawn on the grid's 60 steps, as every other choice is: the
+    x axis of a moved figure stays, and the curves stop where training stopped."""
+    handle = training_plots.TrainingFigure(GRID, ("layer",), 1e-2, 0)
+    fresh = training_plots.explorer_figure(GRID, ("batch", "none"), 0.3, 0)
+    handle.update(GRID, ("batch", "none"), 0.3, 0)
+    for fig in (handle.fig, fresh):
+        fig.canvas.draw()
+        for ax in fig.axes:
+            low, high = ax.get_xlim()
+            assert low < 1 and high > 60 and high - 60 < 60 * 0.1, (low, high)
+    assert "第 3 步发散" in plots.alt_text(handle.fig) and "大 ×" in plots.alt_text(handle.fig)
+    assert handle.fig.get_suptitle() == fresh.get_suptitle() == "学习率 0.3，warm-up 0 步"
+
+
+def test_the_training_figure_refuses_a_grid_of_another_length_by_name():
+    handle = training_plots.TrainingFigure(GRID, ("layer",), 1e-2, 0)
+    shorter = {key: run(30, 20) for key in GRID}
+    with pytest.raises(ValueError, match="grid: expected runs of 60 steps"):
+        handle.update(shorter, ("layer",), 1e-2, 0)
+    with pytest.raises(ValueError, match="variants"):
+        handle.update(GRID, ("rms",), 1e-2, 0)
+
+
 @pytest.mark.parametrize(
     ("make", "first", "other"),
     [
@@ -211,6 +268,7 @@ HANDLES = [
     plots.HighlightFigure,
     plots.DepthFigure,
     plots.AttentionFigure,
+    training_plots.TrainingFigure,
 ]
 POSITIONAL = re.compile(
     r"\.(axes|lines|patches|texts|images|collections|containers)\s*\["  # indexed
@@ -220,9 +278,12 @@ RENDER = Path(lnlib.__file__).parent
 
 
 def test_every_handle_is_a_declared_figure_handle():
-    """The seven handles follow one declared protocol (figure_kit.FigureHandle), and are all the handles there are."""
+    """The eight handles follow one declared protocol (figure_kit.FigureHandle), and are all the handles there are."""
     found = [
-        v for v in vars(plots).values() if isinstance(v, type) and v.__name__.endswith("Figure") and "update" in vars(v)
+        v
+        for module in (plots, training_plots)
+        for v in vars(module).values()
+        if isinstance(v, type) and v.__name__.endswith("Figure") and "update" in vars(v)
     ]
     assert sorted(found, key=str) == sorted(HANDLES, key=str)
     handles = [
@@ -233,11 +294,12 @@ def test_every_handle_is_a_declared_figure_handle():
         plots.HighlightFigure(groups.selection(TOKEN_MATRIX, "row", 0)),
         plots.DepthFigure({"pre": [1.0, 2.0]}, max_depth=4, xlabel="层", ylabel="值"),
         plots.AttentionFigure(np.full((2, 2), 0.5), ["我", "吃"], entropy=[np.log(2)] * 2),
+        training_plots.TrainingFigure(GRID, ("layer",), 1e-2, 0),
     ]
     assert all(isinstance(h, lnlib.figure_kit.FigureHandle) for h in handles)
 
 
-@pytest.mark.parametrize("path", ["plots.py", "live.py", "figure_kit.py"])
+@pytest.mark.parametrize("path", ["plots.py", "live.py", "figure_kit.py", "training_plots.py"])
 def test_no_artist_is_found_by_position(path):
     """Builders hand their artists to their handle; nothing reads `fig.axes[0]` or `ax.texts[...]` back."""
     lines = (RENDER / path).read_text(encoding="utf-8").splitlines()

@@ -4,6 +4,7 @@ draws the neighbouring choices in idle time (the learning-rate slider's next sto
 from __future__ import annotations
 
 import asyncio
+import io
 from types import SimpleNamespace
 
 import ipywidgets
@@ -11,9 +12,11 @@ import numpy as np
 import pytest
 import traitlets
 from helpers import widgets_sent
+from PIL import Image
 
-from lnlib import explorers, training_widgets
 from lnlib import training as T
+from lnlib import training_plots, training_widgets
+from lnlib.plots import alt_text
 
 pytestmark = pytest.mark.trained  # trained numbers: make test runs them on a second BLAS kernel
 
@@ -61,20 +64,21 @@ def test_idle_time_draws_the_neighbours_so_the_next_step_draws_nothing(grids, mo
     finally:
         loop.close()
     assert all(e.is_ready(state) for state in e.neighbours())
-    drawn = []
-    monkeypatch.setattr(explorers.training, "explorer_figure", lambda *a, **k: drawn.append(a) or pytest.fail("drew"))
+    frames = e.picture.frames
     before = e.plot.value
     e.warmup.value = 5
-    assert e.plot.value != before and "warm-up 5 步" in e.summary.value and not drawn
+    assert e.plot.value != before and "warm-up 5 步" in e.summary.value
     e.model.value = "MLP"  # the other model's first picture was drawn ahead too
-    assert "LayerNorm，无 warm-up" in e.summary.value and not drawn
+    assert "LayerNorm，无 warm-up" in e.summary.value
+    assert e.picture.frames == frames  # nothing drawn: both pictures were ready
 
 
 def test_a_model_switch_renders_once_with_the_new_grid(grids):
     e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
-    frames = e.pictures
+    frames = e.picture.frames
     e.model.value = "MLP"
-    assert e.pictures == frames + 1  # one picture: not one per control reset on the way
+    assert e.picture.frames == frames + 1  # one picture: not one per control reset on the way
+    assert e.picture.figures == 2  # the MLP's figure, built once
     assert e.state() == ("MLP", ("layer", "none"), 5.0, 0)
     assert "LayerNorm，无 warm-up" in e.summary.value
 
@@ -113,10 +117,14 @@ def test_an_unknown_model_is_refused_by_name(grids):
 
 
 def test_a_ready_explorer_only_swaps_pictures(grids, monkeypatch):
-    """ready=True draws every learning rate and warm-up of both models before it shows: no control move draws."""
+    """ready=True draws every learning rate and warm-up of both models, and each model's opening choice with one
+    checkbox clicked, before it shows: no control move draws."""
     e = training_widgets.TrainingExplorer(grids, model="Transformer")
-    assert e.pictures == 3 * 2 + 2 * 1  # Transformer: 3 learning rates × 2 warm-ups; MLP: 2 × 1
-    monkeypatch.setattr(explorers.training, "explorer_figure", lambda *a, **k: pytest.fail("drew a picture"))
+    assert e.picture.figures == 2  # one figure per model
+    # Transformer: 3 learning rates × 2 warm-ups; MLP: 2 × 1; then Post-LN or Pre-LN alone, LayerNorm or none alone
+    assert len(e.every_default_choice()) == 3 * 2 + 2 * 1 + 2 + 2
+    assert all(e.is_ready(state) for state in e.every_default_choice())
+    frames = e.picture.frames
     seen = {e.plot.value}
     for lr in (1e-3, 1e-2):
         e.lr.value = lr
@@ -127,6 +135,7 @@ def test_a_ready_explorer_only_swaps_pictures(grids, monkeypatch):
     e.lr.value = 1e-2
     seen.add(e.plot.value)
     assert len(seen) == 5 and "LayerNorm，无 warm-up" in e.summary.value
+    assert e.picture.frames == frames  # nothing drawn
 
 
 # --- issue 32: checkboxes instead of a Ctrl+click list; steps counted as the text counts them ------------------------
@@ -221,40 +230,43 @@ def test_a_diverged_run_is_drawn_and_named_at_the_same_step():
     assert f"第 {step} 步发散" in divergence_text(run) and f"第 {step} 步发散" in fig.alt_text
 
 
-def test_a_choice_not_drawn_yet_is_drawn_in_the_worker_and_the_last_picture_stays(grids, monkeypatch):
-    """Issue 45: the first step onto a picture not drawn yet froze the controls for seconds (the kernel's event
-    loop drew it, and drew the neighbours in idle time). Now the loop draws nothing: the worker thread draws, the
-    last picture and its numbers stay with a progress bar until the new picture is ready, then both change."""
-    import threading
-
-    threads = []
-    figure = explorers.training.explorer_figure
-    monkeypatch.setattr(
-        explorers.training,
-        "explorer_figure",
-        lambda *a, **k: threads.append(threading.current_thread()) or figure(*a, **k),
-    )
+def test_a_new_choice_moves_the_models_figure_at_once(grids):
+    """Issue 45: a choice not drawn yet (a checkbox clicked) built a new figure, 0.3–1 s in a worker thread, and
+    the learner saw a progress bar meanwhile. Each model's figure is now built once and moved: the new choice is
+    one frame of the same figure, shown at once, and says what the figure built for it from scratch says."""
     e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
-    assert threads == [threading.main_thread()]  # the opening picture: drawn before the explorer shows
-    e.PREFETCH_DELAY = 3600.0  # nothing drawn ahead: the step below finds its picture missing
-
-    async def step():
-        before = (e.plot.value, e.summary.value)
-        e.variants.value = ("pre",)
-        assert e.status.value == explorers.training.drawing_text(("pre",), 3e-3, 0)
-        assert "正在画「Pre-LN，学习率 0.003，warm-up 0 步」的图" in e.status.value
-        assert (e.plot.value, e.summary.value) == before  # the last picture and its numbers stay meanwhile
-        for _ in range(3600):  # a bound for a machine whose cores are all busy, not a speed goal
-            await asyncio.sleep(0.05)
-            if not e.status.value:
-                break
-
-    loop = asyncio.new_event_loop()
-    try:
-        loop.run_until_complete(step())
-    finally:
-        loop.close()
-    assert [t is threading.main_thread() for t in threads] == [True, False]
-    assert e.status.value == ""
+    frames = e.picture.frames
+    e.variants.value = ("pre",)
+    # one frame of the same figure (and one more where its new tick labels no longer fit the layout)
+    assert e.picture.figures == 1 and frames < e.picture.frames <= frames + 2
+    grid = grids["Transformer"]
+    assert e.plot.tooltip == alt_text(training_plots.explorer_figure(grid, ("pre",), 3e-3, 0))
     assert "Pre-LN，无 warm-up" in e.summary.value and "Post-LN" not in e.summary.value
     assert (e.plot.value, e.plot.tooltip) == e.frame(("Transformer", ("pre",), 3e-3, 0))
+
+
+def test_a_moved_frame_is_its_figure_drawn_whole(grids):
+    """Each new choice redraws only what moved (curves, legend, title, y axes) over a kept background; the curves
+    and the legend are built again. Drawn whole, the figure shows the same picture: nothing of the last choice
+    stays behind, nothing of the new one is missing."""
+    e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
+    for step in (
+        lambda: setattr(e.variants, "value", ("pre",)),
+        lambda: setattr(e.lr, "value", 1e-2),
+        lambda: setattr(e.warmup, "value", 5),
+        lambda: setattr(e.variants, "value", ("post", "pre")),
+        lambda: setattr(e.model, "value", "MLP"),
+        lambda: setattr(e.lr, "value", 1e-2),
+    ):
+        step()
+        shown = np.asarray(Image.open(io.BytesIO(e.plot.value)).convert("RGB"), dtype=np.int16)
+        fig = e.picture.live.fig
+        moving = e.picture.handle.moving
+        for artist in moving:
+            artist.set_animated(False)
+        fig.canvas.draw()
+        for artist in moving:
+            artist.set_animated(True)
+        whole = np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(np.int16)
+        differs = np.any(np.abs(shown - whole) > 40, axis=-1)
+        assert differs.mean() < 0.002, f"{e.state()}: {differs.sum()} pixels differ"

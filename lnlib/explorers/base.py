@@ -140,13 +140,15 @@ class Picture:
     `build(*result)`. Each shape keeps its own figure (`shapes` of them), so going back to a shape moves that
     figure instead of building one. With `borrow_layout`, a new shape's figure is placed where the last figure's
     axes are (no layout pass, the panels stay put; the first is laid out with room for wide tick labels), and
-    each frame is laid out again when a new tick label no longer fits.
+    each frame is laid out again when a new tick label no longer fits; with `fit`, only the latter. A handle whose
+    update builds some of its moving artists again (`TrainingFigure`) is followed by its live figure.
     """
 
-    def __init__(self, build: Callable, *, shapes: int = 1, borrow_layout: bool = False):
+    def __init__(self, build: Callable, *, shapes: int = 1, borrow_layout: bool = False, fit: bool = False):
         self._build = build
         self._kept = LRU(shapes)  # shape → (handle, LiveFigure)
         self.borrow_layout = borrow_layout
+        self.fit = fit or borrow_layout
         self.handle = None  # the handle and live figure drawn last
         self.live: LiveFigure | None = None
         self._alts = LRU(CACHE_SIZE * shapes)  # (shape, key) → the alt text of that frame
@@ -181,7 +183,7 @@ class Picture:
         alt = None if drawn else self._alts.get((shape, key))
         if alt is None:
             if not drawn:  # a kept frame whose text was forgotten: move the handle to it (it then describes it)
-                self.handle.update(*result)
+                self._move(*result)
             alt = alt_text(self.handle.fig)
             self._alts.put((shape, key), alt)
         return Frame(png, alt)
@@ -205,11 +207,17 @@ class Picture:
         png = self.live.cached(key)
         if png is not None:
             return png, False
-        self.handle.update(*result)
+        self._move(*result)
         return self._png(key), True
 
+    def _move(self, *result) -> None:
+        handle, live = self.handle, self.live
+        assert handle is not None and live is not None  # a figure is built before it moves
+        handle.update(*result)
+        live.follow(handle.moving)
+
     def _png(self, key: Hashable) -> bytes:
-        return self.live.fitted_png(key) if self.borrow_layout else self.live.png(key)
+        return self.live.fitted_png(key) if self.fit else self.live.png(key)
 
 
 _WORKER: ThreadPoolExecutor | None = None

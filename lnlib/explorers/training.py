@@ -1,21 +1,20 @@
 """Notebook 15's explorer: pick the model, its normalization or LayerNorm placement, the learning rate and the
 warm-up, and see the loss and gradient-norm curves. Every run is trained ONCE beforehand (`lnlib.training.sweep`);
-the controls only choose among them; each picture is drawn once and kept.
+the controls only choose among them; each model's figure is built once and moved to each choice
+(`training_plots.TrainingFigure`), each picture drawn once and kept.
 """
 
 from __future__ import annotations
 
 import html
+from typing import cast
 
 import ipywidgets as widgets
 import traitlets
 
-from .._lru import LRU
-from ..live import LiveFigure
-from ..plots import alt_text
 from ..training import BLOWUP, WINDOW, Run, final_loss
-from ..training_plots import explorer_figure, label, select
-from .base import Explorer, FigureImage, Frame
+from ..training_plots import TrainingFigure, label, select
+from .base import Explorer, FigureImage, Frame, Picture
 
 
 def divergence_text(run) -> str:
@@ -42,17 +41,6 @@ def summary_html(runs: dict) -> str:
                 f"测试准确率 {run.test_accuracy:.0%}"
             )
     return "<br>".join(rows)
-
-
-# shown while the worker thread draws a picture not drawn before: an indeterminate progress bar, which choice it
-# is (so every step the learner makes shows at once that it arrived) and what happens
-DRAWING = '<progress style="width:8em"></progress> 正在画{choice}的图，画完会自动换上，别的选择照常能用……'
-
-
-def drawing_text(variants, lr: float, warmup: int) -> str:
-    """The progress line of a choice whose picture is being drawn."""
-    names = "、".join(label(v) for v in variants)
-    return DRAWING.format(choice=html.escape(f"「{names}，学习率 {lr:g}，warm-up {warmup} 步」"))
 
 
 class Checkboxes(widgets.HBox):
@@ -122,14 +110,15 @@ class TrainingExplorer(Explorer):
     """Controls over precomputed grids: {"MLP": mlp_grid, "Transformer": transformer_grid}, each
     {(variant, lr, warmup): Run}. Shows loss and gradient-norm curves of the chosen variants.
 
-    Nothing is trained here, and a picture is drawn once per choice and kept. With `ready=True` (the default)
-    the explorer draws, before it shows, the picture of every learning rate and warm-up of every model with all
-    its variants chosen (a dozen pictures, about a second): then the slider and the buttons only swap pictures,
-    however fast the learner clicks and however busy the machine. Other choices of variants are drawn when first
-    chosen, and their neighbours (the next and previous learning rate, the other warm-up) in idle time.
+    Nothing is trained here. Each model has one figure (`TrainingFigure`, built once), moved to each choice: a new
+    choice costs a frame, not a new figure, and is drawn when it is chosen; a picture is drawn once and kept, and
+    the neighbouring choices (the next and previous learning rate, the other warm-up, the other model, one
+    checkbox clicked …) are drawn in idle time. With `ready=True` (the default) the explorer builds every model's
+    figure and draws every learning rate and warm-up of every model with all its variants chosen before it shows.
     """
 
-    CACHE_SIZE = 128
+    VIEWS = 128  # every choice of notebook 15's grids (75 of the MLP's, 12 of the Transformer's)
+    picture: Picture
 
     def __init__(self, grids: dict, model: str | None = None, *, ready: bool = True):
         if not isinstance(grids, dict):
@@ -151,27 +140,29 @@ class TrainingExplorer(Explorer):
         self.lr = widgets.SelectionSlider(options=lrs, value=lr, description="学习率：", continuous_update=False)
         self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
         self.summary = widgets.HTML()
-        self.status = widgets.HTML()  # says a picture is being drawn (`DRAWING`), else empty
         self.plot = FigureImage()
-        self._frames = LRU(self.CACHE_SIZE)
-        self._positions: dict[str, list] = {}  # the axes' places in each model's first picture
+        # one figure per model, laid out by its first picture and again when new tick labels no longer fit
+        self.picture = Picture(TrainingFigure, shapes=len(grids), fit=True)
         self._switching = False
         self.model.observe(self.on_model, names="value")
         self._wire(self.variants, self.lr, self.warmup)
-        self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.status, self.plot])
-        self.frame(self.state())  # the opening picture is drawn before the explorer shows
-        self.render()
+        self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.plot])
+        self.render()  # the opening picture is drawn before the explorer shows
         if ready:
             for state in self.every_default_choice():
                 self.frame(state)
 
     def every_default_choice(self) -> list[tuple]:
-        """Every (model, all its variants, lr, warm-up) of the grids: what the slider and buttons reach."""
+        """Every (model, all its variants, lr, warm-up) of the grids (what the slider and buttons reach), then each
+        model's opening choice with one checkbox clicked."""
         states = []
         for model in self.grids:
             variants, lrs, warmups = self._choices(model)
             chosen = tuple(v for _, v in variants)
             states += [(model, chosen, lr, w) for _, lr in lrs for _, w in warmups]
+        for model in self.grids:
+            _, chosen, lr, warmup = self.opening_choice(model)
+            states += [(model, clicked, lr, warmup) for clicked in _one_click(chosen, chosen)]
         return states
 
     def _choices(self, model: str) -> tuple[list, list, list]:
@@ -220,75 +211,27 @@ class TrainingExplorer(Explorer):
     def render(self) -> None:
         if self._switching:
             return
-        model, variants, lr, warmup = state = self.state()
-        runs = select(self.grids[model], variants, lr, warmup)
-        if not runs:  # only Python can get here (the last ticked box is disabled): no picture of other runs
+        if not self.state()[1]:  # only Python can get here (the last ticked box is disabled): no picture of no runs
             self.plot.layout.display = "none"
             self.summary.value = "请至少选一种归一化。"
-            self.status.value = ""
             return
-        if not self.is_ready(state) and self.prepare_ahead(state) is not None:
-            # a picture not drawn yet (a new choice of variants): drawn in the worker thread, about a second; the
-            # last picture and its numbers stay, every control keeps working, and `keep` shows it when it is done
-            self.status.value = drawing_text(variants, lr, warmup)
-            return
-        self._show_choice(state, runs)
-        self._prefetch_later()
-
-    def _show_choice(self, state: tuple, runs: dict) -> None:
         self.plot.layout.display = None
-        self.plot.show(self.frame(state))  # the picture first, the numbers last (see widgets.Explorer)
-        self.summary.value = summary_html(runs)
-        self.status.value = ""
+        super().render()
+
+    def view(self, state: tuple) -> list[tuple]:
+        model, variants, lr, warmup = state
+        frame = self.picture.frame(model, state, self.grids[model], variants, lr, warmup)
+        return [(self.plot, frame), (self.summary, summary_html(select(self.grids[model], variants, lr, warmup)))]
 
     def frame(self, state: tuple) -> Frame:
-        """The picture of one choice (model, variants, lr, warmup) and its alt text, drawn once and then kept
-        (waited for when the worker thread is drawing it)."""
-        frame = self._frames.get(state)
-        if frame is None:
-            self.keep(state, self.prepared(state))
-            frame = self._frames.get(state)
-        return frame
-
-    def prepare(self, state: tuple) -> tuple[Frame, list]:
-        """Draw the picture of one choice on a figure of its own (so in the worker thread too): its frame and
-        where its axes are."""
-        model, variants, lr, warmup = state
-        live = LiveFigure(explorer_figure(self.grids[model], variants, lr, warmup))
-        # every picture of a model has the same panels: lay out the first one, place the others alike (laid
-        # out again when its tick labels are wider than the first picture's)
-        positions = self._positions.get(model)
-        png = live.fitted_png() if positions is not None and live.use_positions(positions) else live.png()
-        return Frame(png, alt_text(live.fig)), live.positions()
-
-    def keep(self, state: tuple, prepared: tuple[Frame, list]) -> None:
-        frame, positions = prepared
-        self._frames.put(state, frame)
-        self._positions.setdefault(state[0], positions)
-        if self.status.value and state == self.state():  # the choice the learner is waiting for
-            self._show_choice(state, select(self.grids[state[0]], *state[1:]))
-
-    def is_prepared(self, state: tuple) -> bool:
-        return self.is_ready(state)
-
-    def forget_views(self) -> None:
-        """Forget every drawn picture: the next choice is drawn again (benchmarks count drawing)."""
-        self._frames.clear()
-
-    @property
-    def pictures(self) -> int:
-        """How many pictures are drawn and kept."""
-        return len(self._frames)
-
-    def is_ready(self, state: tuple) -> bool:
-        """True when the picture of this choice is drawn and kept."""
-        return state in self._frames
+        """The picture of one choice (model, variants, lr, warmup) and its alt text, drawn once and kept."""
+        return cast(Frame, self._view(state)[0][1])
 
     def neighbours(self) -> list[tuple]:
         """The choices to draw ahead, nearest first: one step away on the learning-rate slider and the warm-up
         buttons, then the other models as a switch shows them, then one checkbox clicked (each variant ticked or
-        unticked; never none), then every other learning rate and warm-up of this choice of variants. The grids are
-        small (a dozen pictures), so in a while every picture is ready."""
+        unticked; never none), then every other learning rate and warm-up of this choice of variants. A frame
+        costs tens of milliseconds, so in a while every picture is ready."""
         model, variants, lr, warmup = self.state()
         lrs = [v for _, v in self.lr.options]
         warmups = [v for _, v in self.warmup.options]
@@ -297,23 +240,16 @@ class TrainingExplorer(Explorer):
         states = [(model, variants, v, warmup) for v in near]
         states += [(model, variants, lr, w) for w in warmups if w != warmup]
         states += [self.switch_choice(other) for other in self.grids if other != model]
-        every = [v for _, v in self.variants.options]
-        for v in every:
-            clicked = tuple(u for u in every if (u in variants) != (u == v))
-            if clicked:
-                states.append((model, clicked, lr, warmup))
+        every = tuple(v for _, v in self.variants.options)
+        states += [(model, clicked, lr, warmup) for clicked in _one_click(every, variants)]
         states += [(model, variants, r, w) for r in lrs for w in warmups]
         return list(dict.fromkeys(states))
 
-    def prefetch(self) -> None:
-        """Draw the next missing neighbour of the current choice in the worker thread (one at a time; when it is
-        done, prefetch runs again): the event loop never draws a picture nobody asked for."""
-        if self._pending:
-            return
-        for state in self.neighbours():
-            if not self.is_ready(state) and state[1]:
-                self.prepare_ahead(state)
-                return
+
+def _one_click(every: tuple, chosen: tuple) -> list[tuple]:
+    """The choices one checkbox click away from `chosen` (each variant ticked or unticked; never none)."""
+    clicked = [tuple(u for u in every if (u in chosen) != (u == v)) for v in every]
+    return [c for c in clicked if c]
 
 
 def _check_grid(name, grid) -> None:
