@@ -984,8 +984,8 @@ EXERCISES: dict[str, Exercise] = {
 
 REVEALED = frozenset(
     "01.apple_times_w 02.table_mean 03.centered_apple 03.mean_apple 03.std_apple 03.variance_apple 03.xhat_apple "
-    "04.eps_denominator 04.eps_inside_small 04.var_ratio 05.norm_squared 06.mean_y_apple 06.y_first 07.count_multi 07.shape_mu "
-    "08.bn_chi_dim1 09.predict_alpha 10.var_qk 11.rms_apple 12.dgamma_demo 12.dx_first 13.one_pass_f32 "
+    "04.eps_denominator 04.eps_inside_small 04.var_ratio 05.norm_squared 06.mean_y_apple 06.y_first 07.count_multi "
+    "07.shape_mu 08.bn_chi_dim1 09.predict_alpha 10.var_qk 11.rms_apple 12.dgamma_demo 12.dx_first 13.one_pass_f32 "
     "15.predict_batch1 15.predict_depth 15.predict_post 15.predict_scale 16.predict_ablation 16.predict_final "
     "16.predict_sigma 16.xhat_guo".split()
 )
