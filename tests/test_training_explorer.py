@@ -98,6 +98,20 @@ def test_a_model_switch_keeps_the_learning_rate_where_the_new_grid_has_it(grids)
     assert e.state() == ("MLP", ("layer", "none"), 5.0, 0)
 
 
+def test_a_model_switch_says_which_setting_it_could_not_keep(grids):
+    """Issue 40 (second reader): 0.001 and warm-up 5 are not in the MLP's grid, and the switch changed them without a
+    word. Now it names both; a setting it keeps is not named; the note goes when the learner moves another control."""
+    e = training_widgets.TrainingExplorer(grids, model="Transformer", ready=False)
+    e.lr.value, e.warmup.value = 1e-3, 5
+    e.model.value = "MLP"
+    assert e.state() == ("MLP", ("layer", "none"), 5.0, 0)
+    assert "学习率 0.001，换成了 5" in e.switched.value and "warm-up 5 步，换成了 0 步" in e.switched.value
+    e.lr.value = 1e-2
+    assert e.switched.value == ""
+    e.model.value = "Transformer"  # 0.01 and warm-up 0 are in both grids: nothing to say
+    assert e.state() == ("Transformer", ("post", "pre"), 1e-2, 0) and e.switched.value == ""
+
+
 def test_a_model_switch_sends_the_picture_first_and_each_control_once(grids, monkeypatch):
     """What the browser receives, in order: the new picture (the biggest message, the slowest to show) first, then
     each control's new options and value in one message, not one per trait."""

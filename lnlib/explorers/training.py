@@ -140,13 +140,17 @@ class TrainingExplorer(Explorer):
         self.lr = widgets.SelectionSlider(options=lrs, value=lr, description="学习率：", continuous_update=False)
         self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
         self.summary = widgets.HTML()
+        self.switched = widgets.HTML()  # after a model switch: which setting the new model's grid does not have
         self.plot = FigureImage()
         # one figure per model, laid out by its first picture and again when new tick labels no longer fit
         self.picture = Picture(TrainingFigure, shapes=len(grids), fit=True)
         self._switching = False
+        self._just_switched = False
         self.model.observe(self.on_model, names="value")
         self._wire(self.variants, self.lr, self.warmup)
-        self.box = widgets.VBox([self.model, self.variants, self.lr, self.warmup, self.summary, self.plot])
+        self.box = widgets.VBox(
+            [self.model, self.variants, self.lr, self.warmup, self.switched, self.summary, self.plot]
+        )
         self.render()  # the opening picture is drawn before the explorer shows
         if ready:
             for state in self.every_default_choice():
@@ -190,11 +194,28 @@ class TrainingExplorer(Explorer):
         warmup = self.warmup.value if self.warmup.value in {v for _, v in warmups} else warmup
         return (model, chosen, lr, warmup)
 
+    def switch_text(self, model: str) -> str:
+        """What a switch to `model` changes although the learner did not: a learning rate or warm-up its grid lacks
+        ("" when it keeps both)."""
+        _, lrs, warmups = self._choices(model)
+        _, _, lr, warmup = self.switch_choice(model)
+        changed = [
+            f"没有{what} {old}，换成了 {new}"
+            for what, old, new in (
+                ("学习率", self.lr.label, dict((v, k) for k, v in lrs)[lr]),
+                (" warm-up", self.warmup.label, dict((v, k) for k, v in warmups)[warmup]),
+            )
+            if old != new
+        ]
+        return f"{html.escape(model)} {'；'.join(changed)}。" if changed else ""
+
     def on_model(self, change) -> None:
         variants, lrs, warmups = self._choices(self.model.value)
         opening = self.switch_choice(self.model.value)
         # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
+        note = self.switch_text(self.model.value)  # before the controls change: it names their old values
         self.plot.show(self.frame(opening))
+        self.switched.value, self._just_switched = note, True
         self._switching = True  # new options fire the observers: render once, after all of them are set
         try:  # each control's options and value in one message, not one per trait (the picture waits behind them)
             with self.variants.hold_sync(), self.lr.hold_sync(), self.warmup.hold_sync():
@@ -211,6 +232,9 @@ class TrainingExplorer(Explorer):
     def render(self) -> None:
         if self._switching:
             return
+        if not self._just_switched:  # the note on a switch stays until the learner moves another control
+            self.switched.value = ""
+        self._just_switched = False
         if not self.state()[1]:  # only Python can get here (the last ticked box is disabled): no picture of no runs
             self.plot.layout.display = "none"
             self.summary.value = "请至少选一种归一化。"
