@@ -163,6 +163,7 @@ _NB03 = {
         (_PEAR - 6) / np.sqrt(6.5),
         lazy("exercises.03.xhat_pear.hint"),
         nudge=lazy("exercises.03.xhat_pear.nudge"),
+        atol=_ROUND3,  # 保留三位小数, as 03.xhat_apple: a cut-off 1.568 is not 1.569
         sign=SIGN_FLIPPED_CENTER,
         mistakes=(
             Mistake(lazy("exercises.03.xhat_pear.m1"), (_PEAR - 6) / np.sqrt(26 / 3)),

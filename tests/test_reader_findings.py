@@ -99,6 +99,11 @@ def test_one_tolerance_rule_half_a_unit_of_the_last_decimal_asked():
     assert not verdict.ok and "截掉" in verdict.first, verdict.first
     assert judge("03.xhat_apple", [round(v / math.sqrt(5), 3) for v in (-3, -1, 1, 3)]).ok
     assert typed("03.std_apple", "2.236").ok and not typed("03.std_apple", "2.237").ok
+    # second reader: 03.xhat_pear (保留三位小数 too) accepted the cut-off 1.568 for 1.5689
+    pear = [(v - 6) / math.sqrt(6.5) for v in (3, 5, 6, 10)]
+    cut_pear = [math.trunc(v * 1000) / 1000 for v in pear]  # -1.176, -0.392, 0, 1.568
+    assert not judge("03.xhat_pear", cut_pear).ok and "截掉" in judge("03.xhat_pear", cut_pear).first
+    assert judge("03.xhat_pear", [round(v, 3) for v in pear]).ok
 
 
 @pytest.mark.parametrize(
