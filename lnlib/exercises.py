@@ -130,7 +130,10 @@ _NB03 = {
         lazy("exercises.03.centered_apple.hint"),
         nudge=lazy("exercises.03.centered_apple.nudge"),
         sign=SIGN_FLIPPED_CENTER,
-        mistakes=(Mistake(lazy("exercises.03.centered_apple.m1"), [-3.5, -1.5, 0.5, 2.5], 0.6),),
+        mistakes=(
+            Mistake(lazy("exercises.03.centered_apple.m1"), [-3.5, -1.5, 0.5, 2.5], 0.6),
+            Mistake(lazy("exercises.03.centered_apple.m2"), [2, 4, 6, 8], 0),
+        ),
     ),
     "03.variance_apple": Exercise(
         5,
@@ -151,7 +154,10 @@ _NB03 = {
         nudge=lazy("exercises.03.xhat_apple.nudge"),
         atol=_ROUND3,  # the one rule: half a unit of the last decimal asked (a cut-off −1.341 is a named mistake)
         sign=SIGN_FLIPPED_CENTER,
-        mistakes=row_mistakes(TOKEN_MATRIX, _APPLE, "xhat"),
+        mistakes=(
+            *row_mistakes(TOKEN_MATRIX, _APPLE, "xhat"),
+            Mistake(lazy("exercises.03.xhat_apple.m1"), [-1.5, -0.5, 0.5, 1.5], 0.01),  # σ = √5 taken as 2
+        ),
     ),
     "03.variance_pear": Exercise(
         6.5,

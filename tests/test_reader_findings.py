@@ -297,3 +297,16 @@ def test_the_solution_names_the_option_by_letter_and_words(capsys):
 def test_two_letters_are_not_read_as_the_first():
     verdict = typed("15.predict_depth", "b 和 c")
     assert not verdict.ok and "又指向选项" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "says"),
+    [
+        ("03.centered_apple", "2 4 6 8", "μ"),  # 「苹果」 itself: μ = 5 never subtracted
+        ("03.xhat_apple", "-1.5 -0.5 0.5 1.5", "√5"),  # (x − 5) / 2: σ = √5 rounded to a whole number first
+    ],
+)
+def test_the_second_readers_unnamed_mistakes_are_named(name, text, says):
+    """Second student reader: these two got only the generic hint."""
+    verdict = typed(name, text)
+    assert not verdict.ok and says in verdict.first and "提示" not in verdict.first, verdict.first
