@@ -212,8 +212,8 @@ class TrainingExplorer(Explorer):
     def on_model(self, change) -> None:
         variants, lrs, warmups = self._choices(self.model.value)
         opening = self.switch_choice(self.model.value)
-        # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
         note = self.switch_text(self.model.value)  # before the controls change: it names their old values
+        # the new model's picture before its controls: the biggest message, and the slowest for the browser to show
         self.plot.show(self.frame(opening))
         self.switched.value, self._just_switched = note, True
         self._switching = True  # new options fire the observers: render once, after all of them are set
