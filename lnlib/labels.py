@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .data import TOKENS
 from .i18n import Words, message
 
 _CONSTANTS = {"SCALAR_COLUMN": "words.scalar_column", "WHOLE_TABLE": "words.whole_table", "NO_NORM": "words.no_norm"}
@@ -74,6 +75,9 @@ VARIANCE_METHODS = Words(
 )
 """The four ways of computing σ² in notebook 13."""
 
+_TOKEN_KEYS = dict(zip(TOKENS, ("words.token.wo", "words.token.chi", "words.token.pingguo"), strict=True))
+"""The example's tokens (lnlib.TOKENS) and the messages that show them."""
+
 _COMPACT_ABOVE = 1e6
 
 
@@ -85,6 +89,18 @@ def dim_label(i: int) -> str:
 def dim_labels(d: int) -> list[str]:
     """Labels 第 1 维 … 第 d 维."""
     return [dim_label(i + 1) for i in range(d)]
+
+
+def token_label(token: str) -> str:
+    """How a token of the example is shown: the token itself in Chinese ("苹果"), with a gloss in English
+    ("苹果 (apple)"). Any other token shows as given."""
+    key = _TOKEN_KEYS.get(token)
+    return token if key is None else message(key)
+
+
+def token_labels(tokens) -> list[str]:
+    """`token_label` of each token, in order."""
+    return [token_label(t) for t in tokens]
 
 
 def layer_label(i: int) -> str:

@@ -91,10 +91,11 @@ def test_both_languages_hold_the_same_keys_and_none_is_empty():
 
 
 def test_english_messages_hold_no_chinese_except_quoted_tokens():
-    """The English catalogue is English: Chinese only inside quotes (the token matrix's 我/吃/苹果 as data)."""
+    """The English catalogue is English: Chinese only inside quotes, or a token of the example with its gloss."""
     for key, text in catalogue_keys("en").items():
         for form in text if isinstance(text, tuple) else (text,):
-            assert not CJK.search(re.sub(r"“[^”]*”", "", form)), (key, form)
+            bare = re.sub(r"“[^”]*”|(我|吃|苹果) \([A-Za-z]+\)", "", form)
+            assert not CJK.search(bare), (key, form)
 
 
 def test_every_message_the_code_asks_for_exists_with_the_fields_it_fills():
@@ -270,3 +271,18 @@ def test_the_chinese_literal_scan_can_fail():
         'Exercise(1, lazy("k"), synonyms=("不变",))\n'
     )
     assert chinese_literals("data", source) == [(6, "你好")]
+
+
+def test_the_example_tokens_keep_their_characters_and_gain_a_gloss_in_english():
+    from lnlib import TOKENS, labels
+    from lnlib.i18n import language, set_language
+
+    before = language()
+    try:
+        set_language("zh")
+        assert labels.token_labels(TOKENS) == ["我", "吃", "苹果"]
+        set_language("en")
+        assert labels.token_labels(TOKENS) == ["我 (I)", "吃 (eat)", "苹果 (apple)"]
+        assert labels.token_label("梨") == "梨"
+    finally:
+        set_language(before)
