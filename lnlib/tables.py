@@ -77,6 +77,15 @@ _CSS = [
     ("caption", "caption-side: top; font-weight: bold; padding-bottom: 4px; white-space: nowrap;"),
 ]
 
+LIVE_CLASS = "ln-table"
+"""The class of a table drawn by an explorer (`Table.to_html(live=True)`); `live_css()` is its style sheet."""
+
+
+def live_css() -> str:
+    """The style sheet of every live table, given once per explorer: a table that carried its own <style> would
+    make the browser read a new sheet and re-check the page's styles at every step of a slider."""
+    return "\n".join(f".{LIVE_CLASS} {selector} {{ {props} }}" for selector, props in _CSS)
+
 
 @dataclass(frozen=True)
 class Grid:
@@ -168,9 +177,14 @@ class Table:
             raise KeyError(f"highlight: no column labelled {label!r}")
         return [(i, j) for i, r in enumerate(g.index) if r in rows for j, c in enumerate(g.columns) if c in cols]
 
-    def to_html(self) -> str:
+    def to_html(self, *, live: bool = False) -> str:
         """The markup of pandas' Styler for this table (`format`, `set_table_styles`, `set_caption`,
-        `set_properties` on the highlight), with a uuid derived from the markup itself."""
+        `set_properties` on the highlight), with a uuid derived from the markup itself.
+
+        `live=True`: the markup an explorer swaps in at every step — the same rows and cells, styled by the class
+        `LIVE_CLASS` (its sheet is `live_css()`) and the highlight inline, with no <style> and no ids."""
+        if live:
+            return self._live_html()
         g, t = self.grid, "T_" + _UUID_PLACEHOLDER
         css = []
         for selector, props in _CSS:
@@ -205,6 +219,22 @@ class Table:
         html = "\n".join(lines)
         digest = hashlib.sha1(html.encode("utf-8")).hexdigest()
         return html.replace(_UUID_PLACEHOLDER, "ln" + digest[:10])
+
+    def _live_html(self) -> str:
+        g, cells = self.grid, set(self._highlighted())
+        shade = f' style="background-color: {HIGHLIGHT_COLOR}; color: {HIGHLIGHT_TEXT}"'
+        lines = [f'<table class="{LIVE_CLASS}">']
+        if self.caption:
+            lines.append(f"<caption>{_text(self.caption)}</caption>")
+        lines.append("<thead><tr><th>&nbsp;</th>" + "".join(f"<th>{_text(c)}</th>" for c in g.columns) + "</tr>")
+        if g.index_name is not None:
+            lines.append(f"<tr><th>{_text(g.index_name)}</th>" + "<th>&nbsp;</th>" * len(g.columns) + "</tr>")
+        lines.append("</thead><tbody>")
+        for i, (label, row) in enumerate(zip(g.index, g.cells, strict=True)):
+            tds = "".join(f"<td{shade if (i, j) in cells else ''}>{self._format(v)}</td>" for j, v in enumerate(row))
+            lines.append(f"<tr><th>{_text(label)}</th>{tds}</tr>")
+        lines.append("</tbody></table>")
+        return "\n".join(lines)
 
     def to_text(self) -> str:
         """The layout of DataFrame.to_string with these formatters: the row labels left-aligned, every column

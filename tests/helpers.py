@@ -29,6 +29,14 @@ def td_texts(html: str) -> list[str]:
     return [c.strip() for c in _TD.findall(html)]
 
 
+_CELL = re.compile(r"<(caption|th|td)[^>]*>([^<]*)</\1>")
+
+
+def cell_texts(html: str) -> list[str]:
+    """The text of the caption and every <th> and <td> in rendered HTML, stripped, in document order."""
+    return [text.strip() for _, text in _CELL.findall(html)]
+
+
 def numbers(html: str) -> list[float]:
     """Every <td> whose whole text is a decimal number ("-1.342", "5.000"), as floats, in document order."""
     return [float(c) for c in td_texts(html) if _NUMBER.fullmatch(c)]
@@ -36,7 +44,7 @@ def numbers(html: str) -> list[float]:
 
 def row_numbers(html: str, label: str) -> list[float]:
     """The numbers of the table row whose header cell is `label`."""
-    match = re.search(r"<th [^>]*>" + re.escape(label) + r"</th>(.*?)</tr>", html, re.S)
+    match = re.search(r"<th[^>]*>" + re.escape(label) + r"</th>(.*?)</tr>", html, re.S)
     assert match, f"no row {label!r}"
     return numbers(match.group(1))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import cell_texts
 
 import lnlib
 from lnlib import lm_explorer, lm_plots, tiny_lm
@@ -18,8 +19,10 @@ def explorer():
 
 
 def test_default_view_is_the_static_cell(explorer):
-    static = lm_explorer.sentence_table(explorer.model, "我吃苹果。", "1.attn").to_html()
-    assert explorer.table.value == static
+    table = lm_explorer.sentence_table(explorer.model, "我吃苹果。", "1.attn")
+    static = table.to_html()
+    assert explorer.table.value == table.to_html(live=True)
+    assert cell_texts(explorer.table.value) == cell_texts(static)
     assert "第 1 层·注意力前" in static and "「果」 100%" in static  # after 苹 the model is sure of 果
 
 

@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import cell_texts, td_texts
 
 import lnlib
 from lnlib import groups, invariance, numerics, pitfalls, tables
@@ -139,7 +140,40 @@ def test_vector_explorer_table_never_prints_long_numbers(scale):
 
     explorer = widgets.VectorExplorer(text=", ".join(repr(v * scale) for v in (2.0, 4.0, 6.0, 8.0)))
     html = explorer.table.value
-    cells = re.findall(r'class="data[^"]*" >([^<]*)</td>', html)
+    cells = td_texts(html)
     assert cells and max(len(c) for c in cells) <= 12, cells
     x_row = [float(c) for c in cells[:4]]
     np.testing.assert_allclose(x_row, [2 * scale, 4 * scale, 6 * scale, 8 * scale], rtol=5e-3)
+
+
+def test_a_live_table_shows_the_same_cells_without_a_style_sheet_of_its_own():
+    """An explorer swaps its tables at every step: no <style> (the browser would read a new sheet and re-check the
+    page's styles each time) and no ids; the same caption, headers and cells as the static table, the highlight
+    inline, and the class whose sheet every explorer carries once."""
+    from lnlib.explorers.base import OFFLINE_CSS
+
+    grid = Grid.of([[1.0, -0.0004], [2.5, 3.0]], ["r1", "r2"], ["c1", "c2"], "name")
+    table = Table(grid, caption="a & b", highlight=(["r2"], ["c1"]))
+    static, live = table.to_html(), table.to_html(live=True)
+    assert cell_texts(live) == cell_texts(static)
+    blank = "&nbsp;"
+    assert cell_texts(live) == [
+        "a & b",
+        blank,
+        "c1",
+        "c2",
+        "name",
+        blank,
+        blank,
+        "r1",
+        "1.000",
+        "0.000",
+        "r2",
+        "2.500",
+        "3.000",
+    ]
+    assert "<style" not in live and " id=" not in live and f'class="{tables.LIVE_CLASS}"' in live
+    shaded = re.findall(r'<td style="background-color: ([^;]+); color: ([^"]+)">([^<]*)</td>', live)
+    assert shaded == [(tables.HIGHLIGHT_COLOR, tables.HIGHLIGHT_TEXT, "2.500")]
+    for selector, _ in tables._CSS:
+        assert f".{tables.LIVE_CLASS} {selector} {{" in OFFLINE_CSS

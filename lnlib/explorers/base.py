@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import ipywidgets as widgets
 import traitlets
 
+from .. import tables
 from .._lru import LRU
 from ..live import CACHE_SIZE, Coalescer, LiveFigure
 from ..plots import alt_text
@@ -55,6 +56,7 @@ OFFLINE_CSS = f"""
 .{EXPLORER_CLASS} .jupyter-widgets-disconnected::before {{ display: none !important; }}
 .{EXPLORER_CLASS}.jupyter-widgets-disconnected img {{ display: none !important; }}
 .{EXPLORER_CLASS} .widget-html > .widget-html-content {{ line-height: normal; }}
+{tables.live_css()}
 """.strip()
 
 

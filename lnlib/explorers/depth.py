@@ -104,5 +104,5 @@ class DepthExplorer(Explorer):
         series = self.series(depth)
         return [
             (self.plot, self.picture.frame(None, depth, series)),
-            (self.summary, tables.gradient_table(series).to_html()),
+            (self.summary, tables.gradient_table(series).to_html(live=True)),
         ]

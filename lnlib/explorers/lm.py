@@ -71,7 +71,7 @@ class LMExplorer(Explorer):
 
     def view(self, state: tuple) -> list:
         text, name = state
-        return [(self.table, sentence_table(self.model, text, name).to_html())]
+        return [(self.table, sentence_table(self.model, text, name).to_html(live=True))]
 
     def on_text(self, change) -> None:
         """A sentence applied (Enter in the browser, or set in Python): show it, or say in Chinese why not and keep

@@ -68,7 +68,7 @@ class AxisExplorer(Explorer):
         mode, index = state
         table = tables.axis_stats_table(groups.group_stats(self.matrix, mode), tokens=self.tokens)
         frame = self.picture.frame(None, (mode, index), groups.selection(self.matrix, mode, index))
-        return [(self.plot, frame), (self.summary, table.to_html())]
+        return [(self.plot, frame), (self.summary, table.to_html(live=True))]
 
     def render(self) -> None:
         if not self._switching:
@@ -125,8 +125,11 @@ class GammaBetaExplorer(Explorer):
         stats = groups.group_stats(y, "row")
         return [
             (self.plot, self.picture.frame(None, (gamma.tobytes(), beta.tobytes()), y)),
-            (self.table, tables.token_table(y, self.tokens, caption=caption).to_html()),
-            (self.stats, tables.row_stats_table(stats, self.tokens, caption="每一行 y 的均值和方差").to_html()),
+            (self.table, tables.token_table(y, self.tokens, caption=caption).to_html(live=True)),
+            (
+                self.stats,
+                tables.row_stats_table(stats, self.tokens, caption="每一行 y 的均值和方差").to_html(live=True),
+            ),
         ]
 
 
@@ -151,8 +154,8 @@ class BatchExplorer(Explorer):
         bn_caption = f"BatchNorm：我们这句的输出（另一句 × {number(scale)}）"
         ln_caption = "LayerNorm：我们这句的输出（与另一句无关）"
         return [
-            (self.bn, tables.token_table(bn, self.tokens, caption=bn_caption).to_html()),
-            (self.ln, tables.token_table(ln, self.tokens, caption=ln_caption).to_html()),
+            (self.bn, tables.token_table(bn, self.tokens, caption=bn_caption).to_html(live=True)),
+            (self.ln, tables.token_table(ln, self.tokens, caption=ln_caption).to_html(live=True)),
         ]
 
 
@@ -191,4 +194,4 @@ class SoftmaxExplorer(Explorer):
             caption=f"放大倍数 {scale:.3g}：每个 query 的注意力",
             index_name="query",
         )
-        return [(self.plot, self.picture.frame(None, scale, w, h)), (self.summary, summary.to_html())]
+        return [(self.plot, self.picture.frame(None, scale, w, h)), (self.summary, summary.to_html(live=True))]

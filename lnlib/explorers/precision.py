@@ -35,4 +35,5 @@ class VarianceExplorer(Explorer):
 
     def view(self, state: tuple) -> list:
         exponent, dtype = state
-        return [(self.table, tables.variance_table(numerics.variance_methods(10.0**exponent, dtype)).to_html())]
+        table = tables.variance_table(numerics.variance_methods(10.0**exponent, dtype))
+        return [(self.table, table.to_html(live=True))]

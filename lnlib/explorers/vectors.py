@@ -48,7 +48,7 @@ class VectorExplorer(TypedVectorExplorer):
         values = np.frombuffer(row)
         steps = layer_norm_steps(values, eps=float(eps))
         frame = self.picture.frame(values.size, (row, steps.eps), steps)
-        return [(self.plot, frame), (self.table, tables.stage_table(steps).to_html())]
+        return [(self.plot, frame), (self.table, tables.stage_table(steps).to_html(live=True))]
 
 
 class EpsilonExplorer(TypedVectorExplorer):
@@ -70,8 +70,8 @@ class EpsilonExplorer(TypedVectorExplorer):
         effect = pitfalls.epsilon_effect(np.frombuffer(row), float(eps))
         return [
             (self.plot, self.picture.frame(len(row) // 8, (row, effect.eps), effect)),
-            (self.summary, tables.epsilon_summary(effect).to_html()),
-            (self.table, tables.stage_table(effect.steps).to_html()),
+            (self.summary, tables.epsilon_summary(effect).to_html(live=True)),
+            (self.table, tables.stage_table(effect.steps).to_html(live=True)),
         ]
 
 
@@ -107,4 +107,4 @@ class ScaleShiftExplorer(TypedVectorExplorer):
         row, scale, shift = state
         result = invariance.scale_shift(np.frombuffer(row), float(scale), float(shift), self.eps)
         frame = self.picture.frame(len(row) // 8, (row, result.scale, result.shift), result)
-        return [(self.plot, frame), (self.table, tables.scale_shift_table(result).to_html())]
+        return [(self.plot, frame), (self.table, tables.scale_shift_table(result).to_html(live=True))]
