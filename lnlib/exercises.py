@@ -755,7 +755,11 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
     "14.lost": Exercise(
         "b",
         lazy("exercises.14.lost.hint"),
-        options={"a": ("各维之间谁高谁低的顺序",), "b": ("这一行整体的平均值",), "c": ("各维之间差距的比例",)},
+        options={
+            "a": ("各维之间谁高谁低的顺序", "the order of the dimensions, from highest to lowest"),
+            "b": ("这一行整体的平均值", "the overall mean of the row"),
+            "c": ("各维之间差距的比例", "the ratios of the gaps between the dimensions"),
+        },
         mistakes=(
             Mistake(lazy("exercises.14.lost.m1"), "a"),
             Mistake(lazy("exercises.14.lost.m2"), "c"),
@@ -844,9 +848,9 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         lazy("exercises.14.one_pass.hint"),
         synonyms=("onepass", "one-pass"),
         options={
-            "a": ("两遍法：先求 μ，再求 (x-μ)^2 的平均", "两遍法", "two-pass"),
-            "b": ("一遍法：E[x^2] - E[x]^2", "一遍法", "e[x^2]-e[x]^2", "e[x²]-e[x]²"),
-            "c": ("Welford 逐个更新", "welford"),
+            "a": ("两遍法：先求 μ，再求 (x-μ)^2 的平均", "两遍法", "two-pass: μ first, then the mean of (x-μ)^2"),
+            "b": ("一遍法：E[x^2] - E[x]^2", "一遍法", "one-pass: e[x^2] - e[x]^2", "e[x^2]-e[x]^2", "e[x²]-e[x]²"),
+            "c": ("Welford 逐个更新", "welford", "Welford, updating one number at a time"),
         },
         mistakes=(
             Mistake(lazy("exercises.14.one_pass.m1"), "a"),
@@ -860,9 +864,17 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
         "b",
         lazy("exercises.15.predict_depth.hint"),
         options={
-            "a": ("差不多一样大", "一样大", "1"),
-            "b": ("小很多，大约只有十分之一", "十分之一", "0.1", "1/10", "约0.1", "小很多"),
-            "c": ("大很多，大约是 10 倍", "10倍", "10", "大很多"),
+            "a": ("差不多一样大", "一样大", "1", "about the same", "the same"),
+            "b": (
+                "小很多，大约只有十分之一",
+                "十分之一",
+                "0.1",
+                "1/10",
+                "约0.1",
+                "小很多",
+                "much smaller, about a tenth",
+            ),
+            "c": ("大很多，大约是 10 倍", "10倍", "10", "大很多", "much larger, about 10 times", "10 times"),
         },
         mistakes=(
             Mistake(lazy("exercises.15.predict_depth.m1"), "a"),
@@ -907,7 +919,11 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
     "15.predict_scale": Exercise(
         "a",
         lazy("exercises.15.predict_scale.hint"),
-        options={"a": ("无归一化", "none"), "b": ("LayerNorm",), "c": ("四种都学得会",)},
+        options={
+            "a": ("无归一化", "none", "no normalization"),
+            "b": ("LayerNorm",),
+            "c": ("四种都学得会", "all four learn"),
+        },
         mistakes=(
             Mistake(lazy("exercises.15.predict_scale.m1"), "b"),
             Mistake(lazy("exercises.15.predict_scale.m2"), "c"),
@@ -924,9 +940,9 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
         "c",
         lazy("exercises.16.predict_sigma.hint"),
         options={
-            "a": ("约 20，和玩具矩阵的「吃」差不多", "约 20", "20"),
-            "b": ("约 2，和玩具矩阵的「我」「苹果」差不多", "约 2", "2"),
-            "c": ("约 0.1", "0.1", "1/10"),
+            "a": ("约 20，和玩具矩阵的「吃」差不多", "约 20", "20", "about 20, like 吃 in the toy matrix"),
+            "b": ("约 2，和玩具矩阵的「我」「苹果」差不多", "约 2", "2", "about 2, like 我 and 苹果 in the toy matrix"),
+            "c": ("约 0.1", "0.1", "1/10", "about 0.1"),
         },
         mistakes=(
             Mistake(lazy("exercises.16.predict_sigma.m1"), "b"),
@@ -949,7 +965,11 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
     "16.predict_ablation": Exercise(
         "b",
         lazy("exercises.16.predict_ablation.hint"),
-        options={"a": ("去掉",), "b": ("换成 RMSNorm", "rmsnorm", "rms"), "c": ("冻结统计量",)},
+        options={
+            "a": ("去掉", "remove it"),
+            "b": ("换成 RMSNorm", "rmsnorm", "rms", "replace it with RMSNorm"),
+            "c": ("冻结统计量", "freeze its statistics"),
+        },
         mistakes=(
             Mistake(lazy("exercises.16.predict_ablation.m1"), "a"),
             Mistake(lazy("exercises.16.predict_ablation.m2"), "c"),
@@ -959,9 +979,13 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
         "b",
         lazy("exercises.16.predict_final.hint"),
         options={
-            "a": ("损失和准确率都大幅变差",),
-            "b": ("损失明显变大，准确率几乎不变", "损失明显变大"),
-            "c": ("损失和准确率都几乎不变",),
+            "a": ("损失和准确率都大幅变差", "both the loss and the accuracy get much worse"),
+            "b": (
+                "损失明显变大，准确率几乎不变",
+                "损失明显变大",
+                "the loss grows clearly, the accuracy hardly changes",
+            ),
+            "c": ("损失和准确率都几乎不变", "both the loss and the accuracy hardly change"),
         },
         mistakes=(
             Mistake(lazy("exercises.16.predict_final.m1"), "a"),

@@ -77,8 +77,9 @@ class Exercise:
         in those words.
     sign: what an answer with every sign flipped is told; empty: the plain `SIGN_FLIPPED` (exercises about x − μ
         use `SIGN_FLIPPED_CENTER`, which names the order of the subtraction).
-    options: for a lettered choice question, letter → the option's words as the notebook prints them (first) and
-        other spellings of that option ("0.1"); `choice_option` reads "b", "(b)", "b)", the words, or "(b) words".
+    options: for a lettered choice question, letter → the option's words as the Chinese notebook prints them
+        (first), as the English one prints them, and other spellings ("0.1"); `choice_option` reads "b", "(b)",
+        "b)", the words of either language (or their start), or "(b) words".
     """
 
     expected: object
@@ -257,14 +258,15 @@ _PREFIX_MIN = 3  # an option's words may be typed shortened ("小很多" for "�
 
 
 def _option_named(exercise: Exercise, words: str) -> set[str]:
-    """The letters whose option `words` writes: one of its spellings, or the start of its printed words."""
+    """The letters whose option `words` writes: one of its spellings, or the start of one (the printed words of
+    either language's notebook, shortened)."""
     typed = normalize_choice(words)
     if not typed:
         return set()
     found = set()
     for letter, spellings in exercise.options.items():
         folded = [normalize_choice(s) for s in spellings]
-        if typed in folded or (len(typed) >= _PREFIX_MIN and folded and folded[0].startswith(typed)):
+        if typed in folded or (len(typed) >= _PREFIX_MIN and any(f.startswith(typed) for f in folded)):
             found.add(letter)
     return found
 

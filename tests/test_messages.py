@@ -286,3 +286,27 @@ def test_the_example_tokens_keep_their_characters_and_gain_a_gloss_in_english():
         assert labels.token_label("梨") == "梨"
     finally:
         set_language(before)
+
+
+@pytest.mark.parametrize(
+    ("name", "answer", "letter"),
+    [
+        ("14.lost", "the overall mean of the row", "b"),
+        ("14.lost", "the overall mean", "b"),
+        ("14.lost", "the order of the dimensions", "a"),
+        ("14.one_pass", "one-pass", "b"),
+        ("14.one_pass", "Welford, updating one number at a time", "c"),
+        ("15.predict_depth", "much smaller, about a tenth", "b"),
+        ("16.predict_ablation", "replace it with RMSNorm", "b"),
+        ("16.predict_final", "the loss grows clearly", "b"),
+    ],
+)
+def test_choice_answers_are_read_in_english_words_too(name, answer, letter):
+    """A choice answer is a letter; its words are read in both languages (an English learner copies the English
+    notebook's option words), and the Chinese words keep working."""
+    from lnlib.exercises import EXERCISES
+    from lnlib.grading import choice_option
+
+    exercise = EXERCISES[name]
+    assert choice_option(exercise, answer) == (letter, "")
+    assert choice_option(exercise, exercise.options[letter][0]) == (letter, "")
