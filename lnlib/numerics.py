@@ -147,10 +147,16 @@ def time_ratios(candidates: dict[str, Callable[[], object]], baseline: str, repe
 
 
 def interleaved_medians(candidates: dict[str, Callable[[], object]], repeat: int = 15) -> dict[str, float]:
-    """Median seconds per call of every candidate, after one warm-up call each, calls interleaved a, b, c, a, …"""
+    """Median seconds per call of every candidate, after one warm-up call each, calls interleaved a, b, c, a, …
+
+    lnlib's compiled loops are built (or read from numba's cache) first: a big `layer_norm` called while they are
+    still compiling in the background takes the numpy path, and would be timed as that."""
+    from . import _fast
+
+    _fast.warm_up(wait=True)
     times = {name: [] for name in candidates}
     for f in candidates.values():
-        f()  # warm-up (and numba's compilation, on the first big layer_norm)
+        f()  # warm-up: first-call costs (allocations, caches) stay out of the medians
     for _ in range(repeat):
         for name, f in candidates.items():
             start = time.perf_counter()
