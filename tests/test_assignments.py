@@ -379,7 +379,7 @@ def test_without_a_sandbox_the_grader_refuses_unless_told(graded, tmp_path, monk
         rows = {r[0]: r for r in csv.reader(f)}
     assert rows["right"][-2:] == ["5", grade_tool.UNSEALED]  # 07 in full (5 points), 03 not handed in
     assert all(r[-1] == grade_tool.UNSEALED for s, r in rows.items() if s != "student")
-    assert grade_tool.UNSAFE_NOTE in (tmp_path / "out" / "feedback" / "right.md").read_text(encoding="utf-8")
+    assert str(grade_tool.UNSAFE_NOTE) in (tmp_path / "out" / "feedback" / "right.md").read_text(encoding="utf-8")
 
 
 def test_a_fault_of_the_grader_costs_one_submission_only(graded, tmp_path, monkeypatch):
