@@ -239,7 +239,10 @@ pdf: $(STAMP)
 # each function cell alone in a bubblewrap sandbox (CELL_TIMEOUT seconds for the cell, 5 s per test call, GRADE_JOBS
 # students at once) and writes build/grades/grades.csv and build/grades/feedback/<id>.md. Without bubblewrap it
 # refuses; UNSAFE=1 grades without the sandbox (trusted work only; the sheet and the feedback say so).
+# COURSE_LANG=en: the tools' words in English (the feedback; the notebook's student-id line, points, answer-cell
+# comments and check before handing in), default zh. Not LANG, which is the shell's locale (C.UTF-8, en_US.UTF-8).
 NOTEBOOKS ?= 03 07
+COURSE_LANG ?= zh
 ROSTER ?= assignments/roster-example.txt
 # On a JupyterHub with nbgrader's exchange (the guide's 5. 收回): `make release-exchange` puts every student's copy in
 # EXCHANGE as the assignment hw03-<id>; after the students submitted, `make collect` copies each student's own latest
@@ -250,7 +253,7 @@ CELL_TIMEOUT ?= 10
 GRADE_JOBS ?= 2
 .PHONY: assignments grade release-exchange collect
 assignments: $(STAMP)
-	$(BIN)/python -m tools.assignments --notebooks $(NOTEBOOKS) --roster $(ROSTER) --out build/assignments
+	$(BIN)/python -m tools.assignments --notebooks $(NOTEBOOKS) --roster $(ROSTER) --out build/assignments --lang $(COURSE_LANG)
 
 release-exchange: $(STAMP)
 	$(BIN)/python -m tools.exchange release --exchange $(EXCHANGE) --course $(COURSE) --assignments build/assignments
@@ -260,7 +263,7 @@ collect: $(STAMP)
 
 grade: $(STAMP)
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make grade: say where the submissions are: make grade SUBMISSIONS=dir" >&2; exit 2; fi
-	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT) --jobs $(GRADE_JOBS) $(if $(UNSAFE),--unsafe-no-sandbox)
+	$(BIN)/python -m tools.grade $(SUBMISSIONS) --assignments build/assignments --out build/grades --cell-timeout $(CELL_TIMEOUT) --jobs $(GRADE_JOBS) --lang $(COURSE_LANG) $(if $(UNSAFE),--unsafe-no-sandbox)
 
 clean:
 	rm -rf $(VENV) build

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lnlib.i18n import Msg
+
 __all__ = ["Assignment", "Question", "check_student_id", "load", "rng_for", "secret"]
 
 SECRET_ENV = "LNLIB_GRADING_SECRET"
@@ -50,7 +52,7 @@ class Question:
 class Assignment:
     number: str  # "03"
     slug: str  # file name of the release notebook, without .ipynb
-    title: str
+    title: str | Msg  # a message (the feedback's heading, the manifest), in the language of the moment
     variant: Callable[[np.random.Generator], dict]
     intro: Callable[[dict], str]  # markdown: what this assignment is about
     data: Callable[[dict], str]  # the locked code cell that defines the student's numbers

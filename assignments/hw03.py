@@ -6,6 +6,7 @@ import numpy as np
 
 from lnlib.data import TOKEN_MATRIX
 from lnlib.grading import Exercise, Mistake, rounded_early, row_mistakes, show_array, show_number
+from lnlib.i18n import lazy, message
 from lnlib.stages import mean, variance
 
 from . import Assignment, Question
@@ -13,7 +14,11 @@ from . import Assignment, Question
 _FORMATIVE = [tuple(r) for r in TOKEN_MATRIX.tolist()] + [(3.0, 5.0, 6.0, 10.0)]  # rows the lesson uses
 _ROUND3 = 5e-4
 
-# the diagnosis question: how a classmate's σ² was computed wrong (letter -> (what went wrong, its value))
+# The task text (intro, questions, the options below, the answer cells' comments) is course content, written here
+# in Chinese like a notebook's prose; the words of the feedback (hints, mistakes) and the title are messages of the
+# catalogue domain `grading` (keys grading.hw03.*), so the grader speaks the language it is asked to.
+
+# the diagnosis question: how a classmate's σ² was computed wrong (letter -> what went wrong)
 _WAYS = {
     "a": "除以了 d − 1（无偏方差）",
     "b": "忘了先减去均值 μ（算成了 x² 的平均）",
@@ -42,7 +47,7 @@ def variant(rng: np.random.Generator) -> dict:
 
 def _intro(v: dict) -> str:
     return (
-        "# 作业 03：亲手算一行 LayerNorm\n\n"
+        f"# {message('grading.hw03.title')}\n\n"
         "这份作业用的是**你自己的一行数**（每位同学的数都不一样），对应课程第 3 篇（手算一行）。\n"
         "答案单元格和课程里的一样：在 `%%answer` 那一行下面直接写答案，运行它，看看读到的是不是你想写的；"
         "全部做完后保存并提交这个 notebook。\n\n"
@@ -58,16 +63,14 @@ def _data(v: dict) -> str:
 
 def _mean_ex(v: dict) -> Exercise:
     x = v["x"]
-    return Exercise(
-        mean(x), "均值 μ 是这一行 4 个数的和除以 d = 4。", atol=_ROUND3, mistakes=row_mistakes([x], 0, "mean")
-    )
+    return Exercise(mean(x), lazy("grading.hw03.mean_hint"), atol=_ROUND3, mistakes=row_mistakes([x], 0, "mean"))
 
 
 def _var_ex(v: dict) -> Exercise:
     x = v["x"]
     return Exercise(
         float(variance(x)),
-        "方差是偏差 x − μ 平方以后的平均：先减 μ，再平方，再除以 d = 4。",
+        lazy("grading.hw03.variance_hint"),
         atol=_ROUND3,
         mistakes=row_mistakes([x], 0, "variance"),
     )
@@ -79,14 +82,14 @@ def _xhat_ex(v: dict) -> Exercise:
     sd = np.sqrt(var)
     return Exercise(
         (x - mu) / sd,
-        "x̂ = (x − μ) / σ，σ = √σ²（这里 ε = 0）。",
+        lazy("grading.hw03.xhat_hint"),
         atol=1e-3,
         mistakes=(
-            Mistake("除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", (x - mu) / np.sqrt(var * d / (d - 1))),
-            Mistake("忘了开平方根：除以的是方差 σ²，不是 σ。", (x - mu) / var),
-            Mistake("只减了均值，忘了除以 σ。", x - mu),
-            Mistake("忘了减均值：直接用 x 除以 σ。", x / sd),
-            Mistake("数值对了，符号反了：检查减法的顺序（x − μ，不是 μ − x）。", (mu - x) / sd),
+            Mistake(lazy("grading.hw03.xhat_ddof"), (x - mu) / np.sqrt(var * d / (d - 1))),
+            Mistake(lazy("grading.hw03.xhat_no_root"), (x - mu) / var),
+            Mistake(lazy("grading.hw03.xhat_no_divide"), x - mu),
+            Mistake(lazy("grading.hw03.xhat_no_center"), x / sd),
+            Mistake(lazy("grading.hw03.xhat_sign"), (mu - x) / sd),
             rounded_early((x - mu) / round(float(sd), 1)),
         ),
     )
@@ -96,11 +99,19 @@ def _diagnose_ex(v: dict) -> Exercise:
     x, way = v["x"], v["way"]
     wrong = _wrong_variance(x, way)
     mistakes = tuple(
-        Mistake(f"按「{why}」算出来的是 {show_number(_wrong_variance(x, letter))}，不是 {show_number(wrong)}。", letter)
+        Mistake(
+            lazy(
+                "grading.hw03.diagnose_way",
+                way=why,
+                value=show_number(_wrong_variance(x, letter)),
+                wrong=show_number(wrong),
+            ),
+            letter,
+        )
         for letter, why in _WAYS.items()
         if letter != way
     )
-    return Exercise(way, "把四种错法都在你这一行上算一遍，看哪一个正好得到同学的数。", mistakes=mistakes)
+    return Exercise(way, lazy("grading.hw03.diagnose_hint"), mistakes=mistakes)
 
 
 def _prompt_diagnose(v: dict) -> str:
@@ -120,7 +131,7 @@ def _xhat_solution(v: dict) -> str:
 ASSIGNMENT = Assignment(
     number="03",
     slug="hw03-one-row-by-hand",
-    title="作业 03：亲手算一行 LayerNorm",
+    title=lazy("grading.hw03.title"),
     variant=variant,
     intro=_intro,
     data=_data,

@@ -7,9 +7,14 @@ import numpy as np
 from lnlib.code_exercises import Case
 from lnlib.data import TOKEN_MATRIX
 from lnlib.grading import Exercise, Mistake, show_array, show_number
+from lnlib.i18n import lazy, message
 from lnlib.norms import layer_norm
 
 from . import Assignment, Question
+
+# The task text (intro, questions, the answer cells' comments) is course content, written here in Chinese like a
+# notebook's prose; the words of the feedback (hints, mistakes, what each test input is) and the title are messages
+# of the catalogue domain `grading` (keys grading.hw07.*), so the grader speaks the language it is asked to.
 
 _FUNCTION = (
     "def layer_norm(x, gamma, beta, eps=1e-5):\n"
@@ -46,7 +51,7 @@ def variant(rng: np.random.Generator) -> dict:
 
 def _intro(v: dict) -> str:
     return (
-        "# 作业 07：完整的 LayerNorm 公式\n\n"
+        f"# {message('grading.hw07.title')}\n\n"
         "这份作业对应课程第 7 篇（完整公式），用的是**你自己的数**（每位同学的都不一样）。\n"
         "答案单元格和课程里的一样：`%%answer` 那一行下面直接写答案，`%%code_exercise` 单元格里写函数；"
         "运行它，看看读到的是不是你想写的；全部做完后保存并提交这个 notebook。\n\n"
@@ -70,10 +75,10 @@ def _data(v: dict) -> str:
 def _cases(v: dict) -> list[Case]:
     x, g, b = v["x"], v["gamma"], v["beta"]
     return [
-        Case("你自己的一行 x（配上你的 γ、β）", (x.copy(), g.copy(), b.copy())),
-        Case("常数行（σ² = 0，要靠 ε）", (np.full(4, x[0]), g.copy(), b.copy())),
-        Case("整体加了很大偏移（+10⁶）的一行", (x + 1e6, g.copy(), b.copy())),
-        Case("(B, T, d) = (2, 3, 5) 的批量：每个 token 各算各的", (v["batch"].copy(), v["bgamma"], v["bbeta"])),
+        Case(lazy("grading.hw07.case_own_row"), (x.copy(), g.copy(), b.copy())),
+        Case(lazy("grading.hw07.case_constant"), (np.full(4, x[0]), g.copy(), b.copy())),
+        Case(lazy("grading.hw07.case_offset"), (x + 1e6, g.copy(), b.copy())),
+        Case(lazy("grading.hw07.case_batch"), (v["batch"].copy(), v["bgamma"], v["bbeta"])),
     ]
 
 
@@ -88,15 +93,15 @@ def _y_ex(v: dict) -> Exercise:
     ddof = (x - x.mean()) / np.sqrt(((x - x.mean()) ** 2).sum() / (d - 1))
     return Exercise(
         _y(v),
-        "先算 x̂ = (x − μ) / σ，再逐位 y = γ ⊙ x̂ + β。",
+        lazy("grading.hw07.y_hint"),
         atol=2e-3,
         mistakes=(
-            Mistake("忘了乘 γ：y = γ ⊙ x̂ + β，缩放在平移之前。", xhat + b),
-            Mistake("忘了加 β：y = γ ⊙ x̂ + β。", g * xhat),
-            Mistake("γ 和 β 用反了：γ 是乘的那一个，β 是加的那一个。", b * xhat + g),
-            Mistake("先加 β 再乘 γ 了：顺序是 γ ⊙ x̂ + β。", g * (xhat + b)),
-            Mistake("方差除以了 d − 1（无偏方差）：LayerNorm 的方差除以 d。", g * ddof + b),
-            Mistake("只给出了 x̂：题目问的是乘 γ、加 β 以后的 y。", xhat),
+            Mistake(lazy("grading.hw07.y_no_gamma"), xhat + b),
+            Mistake(lazy("grading.hw07.y_no_beta"), g * xhat),
+            Mistake(lazy("grading.hw07.y_swapped"), b * xhat + g),
+            Mistake(lazy("grading.hw07.y_order"), g * (xhat + b)),
+            Mistake(lazy("grading.hw07.y_ddof"), g * ddof + b),
+            Mistake(lazy("grading.hw07.y_only_xhat"), xhat),
         ),
     )
 
@@ -105,13 +110,13 @@ def _shape_ex(v: dict) -> Exercise:
     bsz, t, d = v["shape"]
     return Exercise(
         [bsz, t],
-        "按最后一维统计：每个 token 一个 μ，最后一维去掉。",
+        lazy("grading.hw07.shape_hint"),
         atol=0,
         about="μ",
         mistakes=(
-            Mistake("这是输入自己的形状：按最后一维统计，最后一维就没有了。", [bsz, t, d]),
-            Mistake("保留了被统计的那一维（keepdims=True 的形状）：题目问的是去掉它以后。", [bsz, t, 1]),
-            Mistake("去掉了第一维：LayerNorm 统计的是最后一维。", [t, d]),
+            Mistake(lazy("grading.hw07.shape_input"), [bsz, t, d]),
+            Mistake(lazy("grading.hw07.shape_keepdims"), [bsz, t, 1]),
+            Mistake(lazy("grading.hw07.shape_first_axis"), [t, d]),
         ),
     )
 
@@ -121,13 +126,13 @@ def _predict_ex(v: dict) -> Exercise:
     if s > 0:
         return Exercise(
             "不变",
-            "x̂ 除掉了这一行的尺度和位置：整行乘一个正数再加一个数，x̂ 一样。",
-            mistakes=(Mistake(f"s = {show_number(s)} 是正数：μ 和 σ 跟着一起变，x̂ 完全相同，y 也就不变。", "会变"),),
+            lazy("grading.hw07.predict_positive_hint"),
+            mistakes=(Mistake(lazy("grading.hw07.predict_positive", s=show_number(s)), "会变"),),
         )
     return Exercise(
         "会变",
-        "s 是负数：x − μ 的符号翻了过来，σ 仍是正的。",
-        mistakes=(Mistake(f"s = {show_number(s)} 是负数：x − μ 变号，σ 还是正的，所以 x̂ 变号，y 也变了。", "不变"),),
+        lazy("grading.hw07.predict_negative_hint"),
+        mistakes=(Mistake(lazy("grading.hw07.predict_negative", s=show_number(s)), "不变"),),
     )
 
 
@@ -142,7 +147,7 @@ def _predict_prompt(v: dict) -> str:
 ASSIGNMENT = Assignment(
     number="07",
     slug="hw07-full-formula",
-    title="作业 07：完整的 LayerNorm 公式",
+    title=lazy("grading.hw07.title"),
     variant=variant,
     intro=_intro,
     data=_data,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -379,7 +380,7 @@ def test_without_a_sandbox_the_grader_refuses_unless_told(graded, tmp_path, monk
         rows = {r[0]: r for r in csv.reader(f)}
     assert rows["right"][-2:] == ["5", grade_tool.UNSEALED]  # 07 in full (5 points), 03 not handed in
     assert all(r[-1] == grade_tool.UNSEALED for s, r in rows.items() if s != "student")
-    assert grade_tool.UNSAFE_NOTE in (tmp_path / "out" / "feedback" / "right.md").read_text(encoding="utf-8")
+    assert str(grade_tool.UNSAFE_NOTE) in (tmp_path / "out" / "feedback" / "right.md").read_text(encoding="utf-8")
 
 
 def test_a_fault_of_the_grader_costs_one_submission_only(graded, tmp_path, monkeypatch):
@@ -402,3 +403,82 @@ def test_a_fault_of_the_grader_costs_one_submission_only(graded, tmp_path, monke
     assert totals["right"] == "4" and totals["edited"] == "0"  # 03 in full; 07 handed in by neither
     edited = (tmp_path / "out" / "feedback" / "edited.md").read_text(encoding="utf-8")
     assert "批改程序在这份作业上出错了" in edited
+
+
+# ---------------------------------------------------------------- the same class graded in English (issue 43)
+
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+@pytest.fixture(scope="module")
+def graded_en(graded):
+    """The same submissions (the assignments built in Chinese) graded again with the feedback in English."""
+    built, out, _ = graded
+    os.environ[assignments.SECRET_ENV] = SECRET
+    try:
+        out_en = out.parent / "grades-en"
+        manifest = built / "autograder" / "manifest.json"
+        skipped = grade_tool.grade_folder(out.parent / "submissions", out_en, manifest, CELL_TIMEOUT, 2, SANDBOX, "en")
+        yield out, out_en, skipped
+    finally:
+        os.environ.pop(assignments.SECRET_ENV, None)
+
+
+def test_english_grading_gives_the_same_grade_sheet(graded_en):
+    out, out_en, skipped = graded_en
+    assert (out_en / "grades.csv").read_bytes() == (out / "grades.csv").read_bytes()  # no words in the sheet
+    assert skipped == ["README.txt", "misc"]
+
+
+# Each mistake the Chinese feedback of "wrong" names (test_feedback_names_the_mistakes), in English, written by hand.
+WRONG_IN_ENGLISH = (
+    "forgot to divide by d",
+    "Divided by d − 1 (the unbiased variance): LayerNorm's variance divides by d",
+    "Forgot the square root",
+    "Forgot to add β",
+    "This is the input's own shape",
+    "Most likely the problem: The variance was divided by d − 1",
+)
+
+
+def test_english_feedback_names_the_same_mistakes(graded_en):
+    _, out_en, _ = graded_en
+    wrong = _feedback(out_en, "wrong")
+    assert "Total: 0 / 9" in wrong and "): ✗" not in wrong
+    for named in WRONG_IN_ENGLISH:
+        assert named in wrong, named
+    right = _feedback(out_en, "right")
+    assert "Total: 9 / 9" in right and "✗" not in right and "locked cell" not in right
+    assert "- ✓ **07.layer_norm** (2/2 points)" in right and "- ✓ **03.mean** (1/1 point)" in right
+
+
+def test_english_feedback_explains_the_hostile_cases_in_english(graded_en):
+    _, out_en, _ = graded_en
+
+    def fb(student: str) -> str:
+        return _feedback(out_en, student)
+
+    assert "ZeroDivisionError: division by zero (line 2 of your function)" in fb("raises")
+    assert "still running after 5 s" in fb("loop")
+    assert "went over the time limit" in fb("wedged")
+    assert "`03-data` was edited" in fb("edited") and "`03-check` was deleted" in fb("edited")
+    assert "`07-data` was deleted" in fb("deleted") and "The answer cell `shape_mu` is gone" in fb("deleted")
+    assert "is not a Jupyter notebook" in fb("garbage") and "is not a Jupyter notebook" in fb("empty")
+    assert "No `hw03-one-row-by-hand.ipynb` was handed in" in fb("absent")
+    assert "not on the roster" in fb("stranger") and "not on the roster" not in fb("copier")
+
+
+def test_english_feedback_marks_every_question_as_the_chinese_does(graded_en):
+    """Line for line the same verdicts, and no Chinese but what is quoted (a student's own text, a diagnosis option
+    of the Chinese task text) or a file name."""
+    out, out_en, _ = graded_en
+    verdicts = 0
+    for path in sorted((out / "feedback").glob("*.md")):
+        zh, en = path.read_text(encoding="utf-8"), (out_en / "feedback" / path.name).read_text(encoding="utf-8")
+        marks = [re.findall(r"^- ([✓✗]) \*\*(\S+)\*\*", text, flags=re.M) for text in (zh, en)]
+        assert marks[0] == marks[1], path.name
+        assert zh.count("\n") == en.count("\n"), path.name  # the same lines: notes, verdicts, hints, test inputs
+        verdicts += len(marks[0])
+        bare = re.sub(r"“[^”]*”|`[^`]*`", "", en)
+        assert not CJK.search(bare), (path.name, CJK.findall(bare))
+    assert verdicts >= 40  # the comparison had something to compare (52 verdicts in this class)

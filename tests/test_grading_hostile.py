@@ -469,7 +469,7 @@ def test_a_flood_of_output_is_cut_off_g7(graded):
 
 
 def test_calling_lnlib_is_refused_with_a_clear_line_g8(graded):
-    assert judge_tool.FORBIDDEN in _feedback(graded, "g8-lnlib")
+    assert str(judge_tool.FORBIDDEN) in _feedback(graded, "g8-lnlib")
 
 
 def test_the_attacks_met_walls(graded):
@@ -503,3 +503,47 @@ def test_an_lnlib_the_sandbox_could_see_is_covered(monkeypatch, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[] True", done.stdout  # the prefix is there, lnlib in it is empty
+
+
+# ---------------------------------------------------------------- the same class graded in English (issue 43)
+
+
+@pytest.fixture(scope="module")
+def graded_en(graded):
+    """The hostile class graded a second time, sealed off as before, with the feedback in English."""
+    root = graded["out"].parent
+    out = root / "grades-en"
+    manifest = root / "assignments" / "autograder" / "manifest.json"
+    grade_tool.grade_folder(root / "subs", out, manifest, CELL_TIMEOUT, 2, SANDBOX, "en")
+    return out
+
+
+def _english(out: Path, student: str) -> str:
+    return (out / "feedback" / f"{student}.md").read_text(encoding="utf-8")
+
+
+def test_in_english_the_grades_are_the_same_and_the_messages_as_true(graded, graded_en):
+    assert (graded_en / "grades.csv").read_bytes() == graded["sheet"]
+    tiny = _english(graded_en, "g4-tiny")
+    assert "**03.mean** (0/1 point)" in tiny and "**03.variance** (1/1 point)" in tiny and "grader" not in tiny
+    name = _english(graded_en, "g6-name")
+    assert "NameError: name 'helper' is not defined (line 2 of your function)" in name and "deleted" not in name
+    assert "booleans (True/False), not numbers" in _english(graded_en, "g6-bool")
+    assert "still running after 5 s" in _english(graded_en, "looper")
+    assert "Too much output" in _english(graded_en, "flood")
+    assert "The function calls lnlib" in _english(graded_en, "g8-lnlib")
+    assert "Total: 9 / 9" in _english(graded_en, "zed") and "Total: 9 / 9" in _english(graded_en, "printer")
+
+
+def test_in_english_no_chinese_is_said_and_every_verdict_is_the_same(graded, graded_en):
+    import re
+
+    cjk = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+    pieces = {SECRET[i : i + 8] for i in range(0, len(SECRET) - 7)}
+    for student in EXPECTED:
+        zh, en = _feedback(graded, student), _english(graded_en, student)
+        marks = [re.findall(r"^- ([✓✗]) \*\*(\S+)\*\*", text, flags=re.M) for text in (zh, en)]
+        assert marks[0] == marks[1] and len(marks[0]) == 8, student
+        bare = re.sub(r"“[^”]*”|`[^`]*`", "", en)  # a student's own text and file names are quoted
+        assert not cjk.search(bare), (student, cjk.findall(bare))
+        assert not [p for p in pieces if p in en], student

@@ -24,6 +24,7 @@ from tools import messages as tool
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = [*sorted((ROOT / "lnlib").rglob("*.py")), *sorted((ROOT / "tools").rglob("*.py"))]
+CODE += sorted((ROOT / "assignments").rglob("*.py"))  # the graded assignments' feedback words (domain grading)
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
 
@@ -114,7 +115,8 @@ def test_every_message_the_code_asks_for_exists_with_the_fields_it_fills():
 
 
 def test_no_message_is_unused():
-    """Every key is written out as a literal somewhere in lnlib or the tools (keys are never built from parts)."""
+    """Every key is written out as a literal somewhere in lnlib, the tools or the assignments (keys are never built
+    from parts)."""
     unused = sorted(set(catalogue_keys("zh")) - literals())
     assert unused == []
 

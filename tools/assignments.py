@@ -1,18 +1,21 @@
 """Build graded assignments: each student's release notebook and the teacher's source (with the worked answers).
 
-    python -m tools.assignments [--notebooks 03 07] [--roster FILE] [--out build/assignments]
+    python -m tools.assignments [--notebooks 03 07] [--roster FILE] [--out build/assignments] [--lang zh|en]
 
 For every assignment (assignments/hwNN.py) and every student id of the roster (one per line, '#' comments):
 - `OUT/source/<student>/<slug>.ipynb`: the teacher's notebook in nbgrader's format, answers between
   `### BEGIN SOLUTION` / `### END SOLUTION` (keep it private: it holds that student's answers);
 - `OUT/release/<student>/<slug>.ipynb`: what the student gets, made from the source by nbgrader's own
   preprocessors (ClearSolutions, LockCells, ComputeChecksums, ClearOutput): no answer, no test, locked data cells;
-- `OUT/autograder/manifest.json`: the roster, the assignments, their questions and points.
+- `OUT/autograder/manifest.json`: the roster, the assignments, their questions and points, the language.
 The answer cells are the course's own: `%%answer hwNN.name` (the answer typed under it) and `%%code_exercise
 hwNN.name` (a function); lnlib's magics only show what they read there, the check is `python -m tools.grade`.
 The student's numbers come from the roster id and the teacher's secret (`assignments.secret`), and every cell id is
 derived from its nbgrader grade id, so the same command with the same roster and secret rebuilds the same files,
-byte for byte.
+byte for byte. `--lang` chooses the language of the words the tools add to a notebook (the student id line, the
+points, the comments of the answer cells, the check before handing in) and of the titles (default: lnlib's, i.e.
+$LNLIB_LANG, else zh); each assignment's task text is course content and stays as `assignments/hwNN.py` writes it.
+The grader rebuilds a release in the language the manifest records, whatever language its feedback is in.
 """
 
 from __future__ import annotations
@@ -20,18 +23,40 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
 
 import assignments
+from lnlib import i18n
+from lnlib.i18n import message
 from tools import course
 
 DEFAULT_OUT = course.BUILD / "assignments"
 DEFAULT_ROSTER = course.ROOT / "assignments" / "roster-example.txt"
-CODE_STUB = "...  # 在这里写你的答案"
-DATA_HEAD = "import lnlib  # 让答案单元格（%%answer、%%code_exercise）可以用\n\n"
 KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+@contextmanager
+def speaking(lang: str | None) -> Iterator[None]:
+    """Every message in `lang` inside the block (None: the language as it is), the language before restored after.
+    Process-wide: use it where no other thread says words."""
+    if lang is None:
+        yield
+        return
+    before = i18n.language()
+    i18n.set_language(lang)
+    try:
+        yield
+    finally:
+        i18n.set_language(before)
+
+
+def code_stub() -> str:
+    """What a function's body holds in the release: `...` and a comment asking for the answer."""
+    return "...  # " + message("grading.code_stub")
 
 
 def read_roster(path: Path) -> list[str]:
@@ -74,14 +99,20 @@ def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbfo
     v = a.variant(assignments.rng_for(student, a.number, key))
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     cells = [
-        md(a.intro(v) + f"\n\n学号：`{student}`", metadata=_meta(f"{a.number}-intro", locked=True)),
-        code(DATA_HEAD + a.data(v), metadata=_meta(f"{a.number}-data", locked=True)),
+        md(
+            a.intro(v) + "\n\n" + message("grading.student_id", student=student),
+            metadata=_meta(f"{a.number}-intro", locked=True),
+        ),
+        code(
+            "import lnlib  # " + message("grading.data_head") + "\n\n" + a.data(v),
+            metadata=_meta(f"{a.number}-data", locked=True),
+        ),
     ]
     for q in a.questions:
         short = q.key.split(".", 1)[1]
         cells.append(
             md(
-                f"{_text(q.prompt, v)}（{q.points} 分）",
+                _text(q.prompt, v) + message("grading.prompt_points", count=q.points),
                 metadata=_meta(f"{q.key.replace('.', '-')}-question", locked=True),
             )
         )
@@ -89,7 +120,7 @@ def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbfo
     names = ", ".join(f'"hw{q.key}"' for q in a.questions)
     cells.append(
         md(
-            "## 提交前检查\n\n运行下面的单元格，看看还有哪一题没有作答。",
+            message("grading.end_check"),
             metadata=_meta(f"{a.number}-end", locked=True),
         )
     )
@@ -112,10 +143,11 @@ def release_notebook(source: nbformat.NotebookNode) -> nbformat.NotebookNode:
     from nbgrader.preprocessors import ClearOutput, ClearSolutions, ComputeChecksums, LockCells
 
     nb = nbformat.from_dict(json.loads(json.dumps(source)))
-    nb, resources = ClearSolutions(code_stub={"python": CODE_STUB}).preprocess(nb, {})
+    stub = code_stub()
+    nb, resources = ClearSolutions(code_stub={"python": stub}).preprocess(nb, {})
     for cell in nb.cells:  # an %%answer cell's body is typed text: its placeholder is the comment above the stub
         if cell.cell_type == "code" and cell.source.startswith("%%answer "):
-            cell.source = "\n".join(line for line in cell.source.splitlines() if line.strip() != CODE_STUB)
+            cell.source = "\n".join(line for line in cell.source.splitlines() if line.strip() != stub)
     for step in (LockCells(), ComputeChecksums(), ClearOutput()):
         nb, resources = step.preprocess(nb, resources)
     return nb
@@ -124,13 +156,20 @@ def release_notebook(source: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def manifest_entry(a: assignments.Assignment) -> dict:
     return {
         "number": a.number,
-        "title": a.title,
+        "title": str(a.title),
         "filename": a.filename,
         "questions": [{"key": q.key, "points": q.points, "name": q.name} for q in a.questions],
     }
 
 
-def build(numbers: list[str], roster: list[str], out: Path) -> dict:
+def build(numbers: list[str], roster: list[str], out: Path, lang: str | None = None) -> dict:
+    """Every student's release and source of every assignment of `numbers`, and the manifest; the tools' words in
+    `lang` (default: lnlib's language)."""
+    with speaking(lang):
+        return _build(numbers, roster, out)
+
+
+def _build(numbers: list[str], roster: list[str], out: Path) -> dict:
     table = assignments.load()
     unknown = [n for n in numbers if n not in table]
     if unknown:
@@ -138,7 +177,7 @@ def build(numbers: list[str], roster: list[str], out: Path) -> dict:
     key = assignments.secret(create=True)
     for part in ("source", "release", "autograder"):
         shutil.rmtree(out / part, ignore_errors=True)
-    manifest = {"assignments": [], "students": roster}
+    manifest = {"assignments": [], "students": roster, "lang": i18n.language()}
     for number in numbers:
         a = table[number]
         for student in roster:
@@ -160,10 +199,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notebooks", nargs="+", default=["03", "07"], help="assignment numbers (default: 03 07)")
     parser.add_argument("--roster", type=Path, default=DEFAULT_ROSTER, help="one student id per line")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--lang",
+        choices=i18n.LANGUAGES,
+        help="language of the tools' words in the notebooks (default: $LNLIB_LANG, else zh)",
+    )
     args = parser.parse_args(argv)
     numbers = [n.zfill(2) for part in args.notebooks for n in part.split()]
     roster = read_roster(args.roster)
-    build(numbers, roster, args.out)
+    build(numbers, roster, args.out, args.lang)
     print(f"{len(numbers)} assignment(s) x {len(roster)} student(s): release in {args.out / 'release'}")
     return 0
 

@@ -1,4 +1,4 @@
-"""Grade a folder of submissions: `python -m tools.grade SUBMISSIONS [--out build/grades] [--cell-timeout 10]`.
+"""Grade a folder of submissions: `python -m tools.grade SUBMISSIONS [--out build/grades] [--lang zh|en] …`.
 
 SUBMISSIONS holds one folder per student, named by the student id, with the returned notebooks under their release
 names (at any depth, so nbgrader's `submitted/<student>/<assignment>/` layout works too). Every student of the
@@ -16,8 +16,9 @@ notebook; anything else is skipped and listed. For every student and assignment:
    deadline), on the student's own test inputs. It returns only what the function returned, which is judged here
    (`tools.judge`) with `lnlib.code_exercises.judge_function`; calling lnlib there is refused (lnlib.layer_norm is
    the answer);
-4. `OUT/grades.csv` (student × question points, total, the sandbox used) and `OUT/feedback/<student>.md` (Chinese,
-   naming the diagnosed mistake from lnlib's catalogue) are written by this process when every run has ended.
+4. `OUT/grades.csv` (student × question points, total, the sandbox used) and `OUT/feedback/<student>.md` (in the
+   language of `--lang`, default lnlib's: $LNLIB_LANG, else zh; naming the diagnosed mistake from lnlib's catalogue)
+   are written by this process when every run has ended.
    No text from the grader's side (the secret, an expected value of another student) is ever put into feedback;
    what is echoed from a submission is cut short.
 
@@ -40,11 +41,12 @@ from pathlib import Path
 import numpy as np
 
 import assignments
-from lnlib import code_exercises
-from lnlib.answers import is_stub, syntax_text
+from lnlib import code_exercises, i18n
+from lnlib.answers import is_stub
+from lnlib.i18n import lazy, message
 from tools import course, judge, submission
 from tools.assignments import DEFAULT_OUT as ASSIGNMENTS_OUT
-from tools.assignments import magic_line, release_notebook, source_notebook
+from tools.assignments import magic_line, release_notebook, source_notebook, speaking
 from tools.sandbox import Limits, Sandbox
 
 DEFAULT_OUT = course.BUILD / "grades"
@@ -52,7 +54,7 @@ RUNNER = Path(__file__).with_name("grade_function.py")
 START_SECONDS = 5  # a sandbox's start, numpy's import and the data cell (0.3 s on an idle machine)
 STEP_SLACK = 2  # seconds beyond a call's own time limit before the sandbox is killed
 SEALED, UNSEALED = "bubblewrap", "none (--unsafe-no-sandbox)"
-UNSAFE_NOTE = "> 注意：这次批改没有使用沙箱（老师选择了 --unsafe-no-sandbox），你的函数是在老师的账户下直接运行的。"
+UNSAFE_NOTE = lazy("grading.unsafe_note")
 
 
 def refusal(why: str) -> str:
@@ -95,13 +97,12 @@ def _function_run(q, v, source: str, data_cell: str, sandbox: Sandbox, cell_time
     try:
         tree = ast.parse(body)
     except SyntaxError as err:
-        where = f"单元格第 {err.lineno + offset} 行" if err.lineno else "代码里"
-        return judge.FunctionRun(early=f"代码还不能运行：{where}有语法错误：{syntax_text(err)}。")
+        return judge.FunctionRun(early=judge.syntax_error(err, err.lineno + offset if err.lineno else 0))
     except Exception:  # noqa: BLE001 - nested too deep to parse, and the like
-        return judge.FunctionRun(early="代码读不了（嵌套太深或太长）。")
+        return judge.FunctionRun(early=message("grading.code_unparsable"))
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == q.name]
     if defs and all(is_stub(d) for d in defs):
-        return judge.FunctionRun(early="尚未作答（函数里还是 ...）。")
+        return judge.FunctionRun(early=message("grading.function_stub"))
     cases = q.cases(v)
     request = {
         "setup": data_cell,
@@ -111,6 +112,7 @@ def _function_run(q, v, source: str, data_cell: str, sandbox: Sandbox, cell_time
         "cases": [_args(c) for c in cases],
         "cell_timeout": cell_timeout,
         "time_limit": code_exercises.TIME_LIMIT,
+        "forbidden": message("grading.sandbox_refusal"),  # what the stand-in lnlib says when called
     }
     steps = [START_SECONDS + cell_timeout, code_exercises.TIME_LIMIT + STEP_SLACK]
     total = steps[0] + steps[1] * (len(cases) + 1)
@@ -130,21 +132,24 @@ def _data_cell(release) -> str:
     return next(c.source for c in release.cells if c.metadata["nbgrader"]["grade_id"].endswith("-data"))
 
 
-def hand_in(a, student: str, path: Path | None, key: bytes, sandbox: Sandbox, cell_timeout: int) -> Handed:
-    """Read one submission and run its function cells; judge nothing yet."""
+def hand_in(
+    a, student: str, path: Path | None, key: bytes, sandbox: Sandbox, cell_timeout: int, release=None
+) -> Handed:
+    """Read one submission and run its function cells; judge nothing yet. `release`: the student's release as it was
+    handed out (default: built again here, in the language of the moment)."""
     handed = Handed(a, a.variant(assignments.rng_for(student, a.number, key)))
     if path is None:
-        handed.problem = f"没有找到提交的 `{a.filename}`，这份作业记 0 分。"
+        handed.problem = message("grading.not_handed_in", filename=a.filename)
         return handed
     try:
         cells = submission.read(path)
     except submission.Unreadable as err:
-        handed.problem = f"{err}这份作业记 0 分。"
+        handed.problem = message("grading.unreadable_scores_zero", why=str(err))
         return handed
     except OSError:
-        handed.problem = f"`{path.name}` 读不出来，这份作业记 0 分。"
+        handed.problem = message("grading.cannot_read", name=path.name)
         return handed
-    release = release_notebook(source_notebook(a, student, key))
+    release = release or release_notebook(source_notebook(a, student, key))
     handed.notes = submission.locked_notes(
         cells,
         [(c.metadata["nbgrader"]["grade_id"], c.source, c.metadata["nbgrader"]["solution"]) for c in release.cells],
@@ -180,16 +185,40 @@ def verdicts(handed: Handed) -> Result:
                 ok, text = judge.judge_function_run(q, handed.v, handed.functions[q.key])
         except Exception as err:  # noqa: BLE001 - a fault of the grader costs this question only, and is named
             print(f"grading {q.key} failed: {type(err).__name__}: {err}", file=sys.stderr)
-            ok, text = False, "批改程序在这一题上出错了，请老师检查这一题。"
+            ok, text = False, message("grading.grader_fault_question")
         result.points[q.key] = q.points if ok else 0
-        mark = "✓" if ok else "✗"
-        result.lines.append(
-            f"- {mark} **{q.key}**（{result.points[q.key]}/{q.points} 分）" + ("" if ok else f"：{text}")
-        )
+        got = result.points[q.key]
+        if ok:
+            result.lines.append(message("grading.question_right", count=q.points, key=q.key, got=got))
+        else:
+            result.lines.append(message("grading.question_wrong", count=q.points, key=q.key, got=got, text=text))
     return result
 
 
 # ---------------------------------------------------------------- the folder
+
+
+def _submitted(folder: Path, filename: str) -> Path | Exception | None:
+    """`find` in a student's folder; a failure kept, to cost that submission alone."""
+    try:
+        return find(folder, filename) if folder.is_dir() else None
+    except Exception as err:  # noqa: BLE001 - named in that submission's place
+        return err
+
+
+def _releases(found: dict, table: dict, key: bytes, lang: str) -> dict:
+    """The release of every (student, assignment) handed in, built again as `make assignments` built it (the locked
+    cells in the language it recorded), here in the main thread: the language is the process's, and the workers say
+    the feedback's words. A failure is kept in its place, for that submission alone."""
+    releases: dict = {}
+    with speaking(lang):
+        for (student, number), path in found.items():
+            try:
+                if isinstance(path, Path):
+                    releases[(student, number)] = release_notebook(source_notebook(table[number], student, key))
+            except Exception as err:  # noqa: BLE001 - a fault of the grader costs that submission only
+                releases[(student, number)] = err
+    return releases
 
 
 def find(folder: Path, filename: str) -> Path | None:
@@ -219,8 +248,15 @@ def grade_folder(
     cell_timeout: int = 10,
     jobs: int = 2,
     sandbox: Sandbox | None = None,
+    lang: str | None = None,
 ) -> list[str]:
-    """Grade every student; write OUT/grades.csv and OUT/feedback/; return the skipped entries."""
+    """Grade every student; write OUT/grades.csv and OUT/feedback/ (in `lang`, default lnlib's language); return the
+    skipped entries."""
+    with speaking(lang):
+        return _grade_folder(submissions, out, manifest_path, cell_timeout, jobs, sandbox)
+
+
+def _grade_folder(submissions, out, manifest_path, cell_timeout, jobs, sandbox) -> list[str]:
     if not submissions.is_dir():
         raise ValueError(f"submissions: {submissions} is not a folder")
     sandbox = sandbox or Sandbox(RUNNER)
@@ -233,16 +269,19 @@ def grade_folder(
     key = assignments.secret()
     roster = list(manifest["students"])
     students, skipped = students_in(submissions, roster, [a.filename for a in chosen])
+    found = {(s, a.number): _submitted(submissions / s, a.filename) for s in students for a in chosen}
+    releases = _releases(found, table, key, manifest.get("lang", i18n.DEFAULT_LANGUAGE))
 
     def one(a, student: str) -> Handed:
-        folder = submissions / student
         try:
-            return hand_in(
-                a, student, find(folder, a.filename) if folder.is_dir() else None, key, sandbox, cell_timeout
-            )
+            path, release = found[(student, a.number)], releases.get((student, a.number))
+            for fault in (path, release):
+                if isinstance(fault, Exception):
+                    raise fault
+            return hand_in(a, student, path, key, sandbox, cell_timeout, release)
         except Exception as err:  # noqa: BLE001 - a fault of the grader must not stop the other students' grading
             print(f"grading {student} / {a.number} failed: {type(err).__name__}: {err}", file=sys.stderr)
-            return Handed(a, {}, problem="批改程序在这份作业上出错了，请老师检查这一份。")
+            return Handed(a, {}, problem=message("grading.grader_fault_assignment"))
 
     def run(student: str) -> tuple[list[Handed], float]:
         started = time.monotonic()
@@ -269,11 +308,12 @@ def grade_folder(
             writer.writerow([student, *points, sum(points), mode])
     for student in students:
         total = sum(rows[student].get(k, 0) for k in keys)
-        text = f"# 作业反馈：{student}\n\n总分：{total} / {full}\n"
+        text = message("grading.feedback_title", student=student) + "\n\n"
+        text += message("grading.feedback_total", total=total, full=full) + "\n"
         if not sandbox.sealed:
-            text += "\n" + UNSAFE_NOTE + "\n"
+            text += "\n" + str(UNSAFE_NOTE) + "\n"
         if student not in roster:
-            text += "\n> 这个学号不在名单上：作业里的数是按名单上的学号生成的，请老师核对。\n"
+            text += "\n" + message("grading.not_on_roster") + "\n"
             print(f"note: {student!r} is not on the roster")
         text += "\n".join(feedback[student]) + "\n"
         (out / "feedback" / f"{student}.md").write_text(text, encoding="utf-8")
@@ -290,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=2, help="students graded at once (default 2)")
     parser.add_argument(
+        "--lang", choices=i18n.LANGUAGES, help="language of the feedback (default: $LNLIB_LANG, else zh)"
+    )
+    parser.add_argument(
         "--unsafe-no-sandbox",
         action="store_true",
         help="run the students' functions without the sandbox, with your rights (trusted work only; recorded)",
@@ -305,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not sandbox.sealed:
         print("warning: grading WITHOUT a sandbox (--unsafe-no-sandbox): the students' code runs with your rights")
-    skipped = grade_folder(args.submissions, args.out, manifest, args.cell_timeout, args.jobs, sandbox)
+    skipped = grade_folder(args.submissions, args.out, manifest, args.cell_timeout, args.jobs, sandbox, args.lang)
     for name in skipped:
         print(f"skipped {name!r}: not a student of the roster, and no assignment notebook inside")
     print(f"grades: {args.out / 'grades.csv'}; feedback: {args.out / 'feedback'}")

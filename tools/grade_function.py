@@ -4,10 +4,10 @@ Started by `tools.sandbox` inside the sandbox (its PYTHONPATH holds numpy and no
 standard library and numpy. It sets its resource limits, reads the request (the locked data cell, the student's
 cell, the function's name, the inputs to call it on, the time limits), sends the student's own output to /dev/null,
 runs the data cell and then the student's cell, calls the function on every input with a time limit and writes one
-JSON line per step to its stdout. `lnlib` is a stand-in whose every function refuses to run: the question is to
-write LayerNorm, and `lnlib.layer_norm` is that answer. The grader trusts none of this output (the student's code
-runs in this process and can write anything), reads it defensively, and judges it with the expected values computed
-outside.
+JSON line per step to its stdout. `lnlib` is a stand-in whose every function refuses to run (with the words the
+request brings, in the grader's language): the question is to write LayerNorm, and `lnlib.layer_norm` is that
+answer. The grader trusts none of this output (the student's code runs in this process and can write anything),
+reads it defensively, and judges it with the expected values computed outside.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ import os
 import signal
 import sys
 import types
-
-FORBIDDEN = "批改时不能调用 lnlib：写函数的题要自己实现（lnlib 里的函数就是答案本身）"
 
 
 class _TimeUp(BaseException):
@@ -30,12 +28,15 @@ class LnlibForbidden(Exception):
 
 
 class _NoLnlib(types.ModuleType):
+    refusal = "lnlib"  # what a call says: the request's "forbidden" words
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        refusal = self.refusal
 
         def refuse(*args, **kwargs):
-            raise LnlibForbidden(FORBIDDEN)
+            raise LnlibForbidden(refusal)
 
         return refuse
 
@@ -125,7 +126,9 @@ def main() -> int:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    sys.modules["lnlib"] = _NoLnlib("lnlib")
+    stand_in = _NoLnlib("lnlib")
+    stand_in.refusal = str(request.get("forbidden", stand_in.refusal))[:300]
+    sys.modules["lnlib"] = stand_in
     import numpy as np
 
     if hasattr(signal, "SIGALRM"):  # not on Windows (the unsafe mode only): the grader's deadline stops a loop

@@ -1,5 +1,5 @@
-"""Verdicts on one submission's answers, in Chinese, for the feedback: a typed answer, and a function from what the
-sandbox reported about it.
+"""Verdicts on one submission's answers, in the chosen language, for the feedback: a typed answer, and a function from
+what the sandbox reported about it.
 
 A typed answer is read as the course reads it (`lnlib.text_input.parse_numbers`; quotes and 「」 taken off a word) and
 judged with `lnlib.grading.grade`. A function is judged with `lnlib.code_exercises.judge_function` on a replay of what
@@ -19,7 +19,7 @@ from lnlib import code_grading
 from lnlib.answers import read_choice, syntax_text
 from lnlib.code_exercises import judge_function
 from lnlib.grading import NEXT_TRY, grade
-from lnlib.i18n import message
+from lnlib.i18n import lazy, message
 from lnlib.text_input import parse_numbers
 from tools.sandbox import Limits
 
@@ -30,7 +30,7 @@ ECHO = 120  # at most this many characters of a submission's own text are echoed
 class FunctionRun:
     """What the sandbox said about one function question (or why it was not run)."""
 
-    early: str = ""  # a verdict reached without running (unanswered, syntax error), Chinese
+    early: str = ""  # a verdict reached without running (unanswered, syntax error), in words
     cell: dict = field(default_factory=dict)  # the cell's own record: ok, syntax, error, timeout, missing, forbidden
     cases: list[dict] = field(default_factory=list)
     timed_out: bool = False
@@ -38,7 +38,13 @@ class FunctionRun:
 
 
 def gone(grade_id: str) -> str:
-    return f"答案单元格 `{grade_id}` 不见了（被删除或改成了文字单元格），按没有作答处理。"
+    return message("grading.cell_gone", grade_id=grade_id)
+
+
+def syntax_error(err: SyntaxError, line: int) -> str:
+    """The verdict on a cell that does not compile: where (its line in the cell, when known) and what."""
+    where = message("grading.syntax_at_line", line=line) if line > 0 else message("grading.syntax_in_code")
+    return message("grading.syntax_error", where=where, error=syntax_text(err))
 
 
 def cut(text: str, limit: int = ECHO) -> str:
@@ -71,7 +77,7 @@ def judge_answer(q, v, text: str | None) -> tuple[bool, str]:
     if text is None:
         return False, gone(gid)
     if not text:
-        return False, "尚未作答。"
+        return False, message("grading.unanswered")
     exercise = q.exercise(v)
     if isinstance(exercise.expected, str):
         value = read_choice(text)
@@ -79,7 +85,7 @@ def judge_answer(q, v, text: str | None) -> tuple[bool, str]:
         try:
             value = parse_numbers(text)
         except ValueError as err:
-            return False, f"没读懂这个答案：{cut(err)}（答案单元格里直接写数，比如 5 或 -3, -1, 1, 3）"
+            return False, message("grading.unreadable_answer", error=cut(err))
     verdict = grade(exercise, value)
     return verdict.ok, _strip(verdict.first or verdict.message)
 
@@ -97,9 +103,7 @@ class Replay:
         if record is None:
             if self.timed_out:
                 raise code_grading._TimeUp
-            raise type("运行中断", (Exception,), {})(
-                "没有返回结果：程序退出或崩溃了（比如调用了 os._exit，或者内存用完了）"
-            )
+            raise type(message("grading.crash_name"), (Exception,), {})(message("grading.crash_no_result"))
         kind = record["type"]
         value = record.get("value")
         if kind == "array" and isinstance(value, list | float | int):
@@ -128,7 +132,7 @@ class Replay:
     def _raise(record: dict):
         name = _identifier(str(record.get("ename", "Exception")))
         line = record.get("line")
-        where = f"（你的函数第 {line} 行）" if isinstance(line, int) and 0 < line < 100_000 else ""
+        where = message("grading.function_line", line=line) if isinstance(line, int) and 0 < line < 100_000 else ""
         text = cut(record.get("evalue", ""), 200) + where
         if name == "SystemExit":
             raise SystemExit(text)
@@ -144,12 +148,7 @@ def _identifier(name: str) -> str:
     return name if name.isidentifier() else "Exception"
 
 
-_CELL_WORDS = {
-    "timeout": "运行这个单元格超过了时间上限，被停下了（是不是有死循环？），函数没能测试。",
-    "missing": "单元格运行完了，但没有定义函数 `{name}`。",
-}
-ALONE = "批改时这个单元格单独运行（在它之前只有锁定的「你的数」），只能用 Python 和 numpy。"
-FORBIDDEN = "函数调用了 lnlib：这道题要自己写 LayerNorm，lnlib 的函数就是答案本身，批改时不能用，这一题记 0 分。"
+FORBIDDEN = lazy("grading.forbidden")
 
 
 def _uses_lnlib(record: dict) -> bool:
@@ -167,29 +166,28 @@ def judge_function_run(q, v, run: FunctionRun) -> tuple[bool, str]:
     kind = cell.get("type")
     if not cell or (run.flooded and len(run.cases) < len(q.cases(v))):
         if run.flooded:
-            cap = Limits().output_bytes >> 20
-            return False, f"输出太多了（超过 {cap} MB 的上限），单元格被停下了，函数没能测试完。"
+            return False, message("grading.flooded", cap=Limits().output_bytes >> 20)
         if run.timed_out:
-            return False, "运行这个单元格超过了时间上限，被停下了（是不是有死循环？），函数没能测试。"
-        return False, "运行这个单元格时程序退出或崩溃了（比如调用了 exit，或者内存用完了），函数没能测试。"
+            return False, message("grading.cell_timeout")
+        return False, message("grading.cell_crashed")
     if any(_uses_lnlib(r) for r in [cell, *run.cases]):
-        return False, FORBIDDEN
+        return False, str(FORBIDDEN)
     if kind == "syntax":
-        err = SyntaxError(str(cell.get("msg", "")))
         line = cell.get("line")
-        where = f"单元格第 {line} 行" if isinstance(line, int) and line > 0 else "代码里"
-        return False, f"代码还不能运行：{where}有语法错误：{syntax_text(err)}。"
+        return False, syntax_error(SyntaxError(str(cell.get("msg", ""))), line if isinstance(line, int) else 0)
     if kind == "error":
         line = cell.get("line")
-        where = f"（单元格第 {line} 行）" if isinstance(line, int) and 0 < line < 100_000 else ""
+        where = message("grading.cell_line", line=line) if isinstance(line, int) and 0 < line < 100_000 else ""
         ename = _identifier(str(cell.get("ename", "")))
-        text = f"运行这个单元格时出错了{where}：{ename}: {cut(cell.get('evalue', ''))}"
+        text = message("grading.cell_error", where=where, ename=ename, evalue=cut(cell.get("evalue", "")))
         if ename in ("ModuleNotFoundError", "ImportError", "NameError"):
-            text += "\n  " + ALONE + "用到的 import、变量和辅助函数都要写在同一个单元格里。"
+            text += "\n  " + message("grading.cell_alone")
         return False, text
-    if kind in _CELL_WORDS:
-        return False, _CELL_WORDS[kind].format(name=q.name)
+    if kind == "timeout":
+        return False, message("grading.cell_timeout")
+    if kind == "missing":
+        return False, message("grading.cell_missing", name=q.name)
     if kind != "ok":
-        return False, "批改时没有读到这个函数的结果。"
+        return False, message("grading.no_result")
     verdict = judge_function(q.code_exercise, Replay(run.cases, run.timed_out), cases=q.cases(v))
     return verdict.ok, _strip(verdict.first or verdict.message)

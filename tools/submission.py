@@ -2,7 +2,8 @@
 
 Nothing in it is run here. The outputs are dropped before anything is measured (a re-run grader never reads them),
 so a notebook that printed 50 MB is graded like any other; only a file larger than `MAX_FILE_BYTES`, or cells whose
-text alone exceeds `MAX_SOURCE_BYTES`, are refused, and the message says so in those words.
+text alone exceeds `MAX_SOURCE_BYTES`, are refused, and the message says so in those words (in the language of
+the moment: the grader's `--lang`).
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from lnlib.i18n import message
+
 MAX_FILE_BYTES = 100_000_000
 MAX_SOURCE_BYTES = 2_000_000
-NOT_A_NOTEBOOK = "不是一个 Jupyter notebook（可能是空文件或损坏了）"
 
 
 class Unreadable(Exception):
-    """The file cannot be graded; the message (Chinese) says why, for the student's feedback."""
+    """The file cannot be graded; the message says why, in words, for the student's feedback."""
 
 
 @dataclass(frozen=True)
@@ -54,23 +56,20 @@ def read(path: Path) -> list[Cell]:
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise Unreadable(
-            f"`{name}` 有 {size / 1e6:.0f} MB，超过了批改能读的 {MAX_FILE_BYTES // 1_000_000} MB"
-            "（几乎都是单元格的输出）。"
-            "请清除全部输出（Edit → Clear Outputs of All Cells）后保存，再交一次。"
+            message("grading.file_too_large", name=name, size=f"{size / 1e6:.0f}", limit=MAX_FILE_BYTES // 1_000_000)
         )
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise Unreadable(f"`{name}` 打不开：它{NOT_A_NOTEBOOK}。") from None
+        raise Unreadable(message("grading.not_a_notebook", name=name)) from None
     cells = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(cells, list):
-        raise Unreadable(f"`{name}` 打不开：它{NOT_A_NOTEBOOK}。")
+        raise Unreadable(message("grading.not_a_notebook", name=name))
     found = [c for c in (_cell(raw) for raw in cells) if c is not None]
     text = sum(len(c.source.encode("utf-8")) for c in found)
     if text > MAX_SOURCE_BYTES:
         raise Unreadable(
-            f"`{name}` 里单元格的代码和文字（不算输出）一共有 {text / 1e6:.1f} MB，"
-            f"超过了 {MAX_SOURCE_BYTES // 1_000_000} MB 的上限。"
+            message("grading.text_too_large", name=name, size=f"{text / 1e6:.1f}", limit=MAX_SOURCE_BYTES // 1_000_000)
         )
     return found
 
@@ -118,7 +117,7 @@ def locked_notes(cells: list[Cell], release_cells: list[tuple[str, str, bool]]) 
         if is_answer:
             continue
         if mine is None:
-            notes.append(f"锁定的单元格 `{gid}` 被删除了；批改用的是发给你的原样，不受影响。")
+            notes.append(message("grading.locked_deleted", grade_id=gid))
         elif mine.source != source:
-            notes.append(f"锁定的单元格 `{gid}` 被改动过；批改用的是发给你的原样（你的数由学号决定）。")
+            notes.append(message("grading.locked_changed", grade_id=gid))
     return notes
