@@ -12,6 +12,9 @@ text) — and every run of Chinese characters in it must be one of these:
 - quoted, inside “…” (a Chinese example named in English words).
 A text box's typed value is the learner's input, not a word of lnlib, and is not read.
 
+Also: the modules whose words this run reads first (tables, explorers, the progress bar and the facades) hold no
+Chinese word of their own, only keys of the catalogues `tables` and `explorers`.
+
 The notebooks run two at a time, each in a fresh kernel (about 2 to 3 minutes on 2 cores; notebook 15 takes half of
 it); PNG pixels are not read (their alt text describes them).
 """
@@ -24,6 +27,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
+import pytest
+from test_messages import chinese_literals
+
+from lnlib.explorers.lm import DEFAULT_TEXT
 from tools import course
 from tools.run_notebooks import execute
 
@@ -58,9 +65,9 @@ def _allowed(piece: str, run: str, source: str) -> bool:
 
 def _from_pieces(run: str, source: str) -> bool:
     """Whether `run` is made of allowed pieces: the notebook's own words with lnlib's English (or a value) between
-    them leave runs such as "层，初始化时激活" (…第 1 层，" then f"初始化时激活…) or "变化）；" ("；".join), so a run may
-    join pieces of the source, but a piece of one character only when it is punctuation (an ideograph alone
-    would let any word through whose characters occur somewhere in the cell)."""
+    them leave runs such as "层，初始化时激活" (…第 1 层，" then f"初始化时激活…) or "变化）；" ("；".join), so a
+    run may join pieces of the source, but a piece of one character only when it is punctuation (an ideograph
+    alone would let any word through whose characters occur somewhere in the cell)."""
     ends = {0}
     for i in range(1, len(run) + 1):
         if any(j in ends and _allowed(run[j:i], run, source) for j in range(i)):
@@ -149,7 +156,9 @@ def test_the_check_finds_stray_chinese_and_passes_tokens_quotes_and_the_cells_ow
     source = 'print(f"{a}：第 8 层，"\n      f"初始化时 {b}")'
     assert stray_chinese("LayerNorm：第 8 层，初始化时 2", source) == []
     assert stray_chinese("第 8 层，初始化后 2", source) == ["层，初始化后"]  # 后 is in no piece of the source
-    assert stray_chinese("训练 200 步，学习率", source="训练 200 步; 学习率") == ["步，学习率"]  # 步 alone, ， not in it
+    assert stray_chinese("训练 200 步，学习率", source="训练 200 步; 学习率") == [
+        "步，学习率"
+    ]  # 步 alone, ， not in it
     assert stray_chinese("词表：我们每天喝水。", source="词表：") == []  # the corpus is data
     states = {
         "box": {"state": {"_model_name": "VBoxModel", "children": ["IPY_MODEL_s", "IPY_MODEL_t"]}},
@@ -171,3 +180,12 @@ def test_every_notebook_run_in_english_shows_no_chinese_of_lnlib(monkeypatch):
     assert any(nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state") for nb in ran.values())  # read
     assert report == {}, json.dumps(report, ensure_ascii=False, indent=1)
 
+
+WORDLESS = ["tables", "progress_bar", "widgets", "training_widgets", "lm_explorer"]
+WORDLESS += [f"explorers/{p.stem}" for p in sorted((LNLIB / "explorers").glob("*.py"))]
+
+
+@pytest.mark.parametrize("module", WORDLESS)
+def test_tables_and_explorers_hold_no_chinese_words(module):
+    """Their words are messages; the one Chinese literal left is LMExplorer's opening sentence (the model's input)."""
+    assert [(line, text) for line, text in chinese_literals(module) if text != DEFAULT_TEXT] == []
