@@ -189,3 +189,15 @@ WORDLESS += [f"explorers/{p.stem}" for p in sorted((LNLIB / "explorers").glob("*
 def test_tables_and_explorers_hold_no_chinese_words(module):
     """Their words are messages; the one Chinese literal left is LMExplorer's opening sentence (the model's input)."""
     assert [(line, text) for line, text in chinese_literals(module) if text != DEFAULT_TEXT] == []
+
+
+def test_a_returned_value_that_is_no_array_is_described_in_the_language_of_lnlib():
+    """code_grading shows an odd result in brackets of the language: full-width in Chinese, ASCII in English."""
+    from lnlib import code_grading, i18n
+
+    try:
+        i18n.set_language("en")
+        assert code_grading._fmt({"a": 1}).startswith("(dict: ")
+    finally:
+        i18n.set_language(i18n.DEFAULT_LANGUAGE)
+    assert code_grading._fmt({"a": 1}).startswith("（dict：")
