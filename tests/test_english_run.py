@@ -15,8 +15,9 @@ A text box's typed value is the learner's input, not a word of lnlib, and is not
 Also: the modules whose words this run reads first (tables, explorers, the progress bar and the facades) hold no
 Chinese word of their own, only keys of the catalogues `tables` and `explorers`.
 
-The notebooks run two at a time, each in a fresh kernel (about 2 to 3 minutes on 2 cores; notebook 15 takes half of
-it); PNG pixels are not read (their alt text describes them).
+The notebooks run two at a time, each in a fresh kernel (35 s on an idle 2-core machine, up to 3 minutes on a busy
+one; notebook 15 takes half of it): `make test-english` (marker `english`), one of the suites of `make test`. PNG
+pixels are not read (their alt text describes them).
 """
 
 from __future__ import annotations
@@ -171,6 +172,7 @@ def test_the_check_finds_stray_chinese_and_passes_tokens_quotes_and_the_cells_ow
     assert findings(nb) == ["cell 0: ['缩放：'] in …缩放：…"]
 
 
+@pytest.mark.english
 def test_every_notebook_run_in_english_shows_no_chinese_of_lnlib(monkeypatch):
     monkeypatch.setenv("LNLIB_LANG", "en")
     paths = sorted((path for _, path in course.planned_notebooks()), key=lambda p: p.name[:3] not in SLOWEST)
