@@ -203,3 +203,39 @@ def test_a_returned_value_that_is_no_array_is_described_in_the_language_of_lnlib
     finally:
         i18n.set_language(i18n.DEFAULT_LANGUAGE)
     assert code_grading._fmt({"a": 1}).startswith("（dict：")
+
+
+@pytest.fixture
+def english():
+    from lnlib import i18n
+
+    i18n.set_language("en")
+    yield
+    i18n.set_language(i18n.DEFAULT_LANGUAGE)
+
+
+def test_the_explorers_notice_and_fallback_speak_english_with_their_lang(english):
+    """What the extension shows when the widget model is gone is the notice in the chosen language, marked with it."""
+    from lnlib.explorers import base
+
+    html_form = base.fallback_html("VectorExplorer")
+    assert 'lang="en"' in html_form and "⚠ VectorExplorer: [This explorer cannot be used right now]" in html_form
+    assert stray_chinese(html_form + base.offline_notice().value, source="") == []
+
+
+def test_the_progress_label_counts_in_english(english):
+    from lnlib import progress_bar
+
+    one = progress_bar.sweep_label("mlp", "layer", (1e-3,), steps=1)
+    assert one == "Training 1 normalization × 1 learning rate, 1 step each"
+    many = progress_bar.sweep_label("transformer", ("post", "pre"), (1e-3, 3e-3), (0, 50), steps=200, seconds=5)
+    assert many == "Training 2 architectures × 2 learning rates × 2 warm-ups, 200 steps each (about 5 s)"
+
+
+def test_a_table_in_english_glosses_the_tokens_and_keeps_the_numbers(english):
+    from lnlib import data, groups, tables
+
+    table = tables.axis_stats_table(groups.group_stats(data.TOKEN_MATRIX, "row"))
+    assert table.grid.index == ("我 (I)", "吃 (eat)", "苹果 (apple)")
+    assert table.grid.cells[2][:2] == (5.0, 5.0)  # 苹果 = [2, 4, 6, 8]: μ = 5, σ² = 5 by hand
+    assert stray_chinese(table.to_html(), source="") == []
