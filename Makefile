@@ -7,7 +7,7 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p tests.nbval_alt
 
-.PHONY: lab test test-unit test-notebooks test-notebooks-other-path lint format notebooks nav clean pdf coverage
+.PHONY: lab test test-unit test-notebooks test-notebooks-other-path test-english lint format notebooks nav clean pdf coverage
 
 # Python 3.11.2 or newer (Debian 12's own python3; Binder's is 3.11): the first such python3.X / python3 on PATH; override with PYTHON=...
 PYTHON_CANDIDATES := python3.11 python3.12 python3.13 python3.14 python3 python
@@ -80,12 +80,12 @@ lab-install: $(RUNTIME_STAMP)
 lab: $(RUNTIME_STAMP)
 	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/notebooks/00-index.ipynb
 
-# `make test`: lint first (seconds), then three independent suites side by side (make -j3): the unit tests, strict
-# nbval on the second code path (see test-notebooks-other-path) and the real-browser tests. Most of their time is
-# kernels starting and notebooks running, in separate processes, so on 2 cores they overlap well. Each suite prints
-# its report when it ends (--output-sync); `make test` fails if any of them fails.
+# `make test`: lint first (seconds), then the independent suites, three at a time (make -j3): the unit tests, strict
+# nbval on the second code path (see test-notebooks-other-path), the real-browser tests and the English smoke run
+# (test-english). Most of their time is kernels starting and notebooks running, in separate processes, so on 2 cores
+# they overlap well. Each suite prints its report when it ends (--output-sync); `make test` fails if any fails.
 test: lint
-	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-notebooks-other-path test-browser
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-notebooks-other-path test-browser test-english
 
 # Code and notebooks (.ipynb, linted and formatted like .py files), one formatter (ruff format), the generated
 # navigation cells, every commit subject since tools/commit_subjects.py's base within 72 bytes, and mypy on lnlib
@@ -108,7 +108,7 @@ format: $(STAMP)
 # then run a second time on another OpenBLAS kernel than the first pass's (tools/blas.py), so a test that holds
 # only on this CPU's kernel fails here first, not on a contributor's machine.
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests -m "not browser"
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests -m "not browser and not english"
 	@kernel=$$($(BIN)/python -m tools.blas --other); \
 	echo "the tests of trained numbers again, on OpenBLAS's $$kernel kernel (OPENBLAS_CORETYPE=$$kernel)"; \
 	OPENBLAS_CORETYPE=$$kernel $(BIN)/python -m pytest -q -p no:cacheprovider tests -m "trained and not browser"
@@ -154,6 +154,13 @@ test-notebooks-other-path: $(STAMP)
 	echo "strict nbval with $(OTHER_PATH)"; \
 	$$wrap "$${pre}env $(OTHER_PATH) $(NBVAL_RUN)"
 
+# The English smoke run (issue 43): every notebook executed with LNLIB_LANG=en and every %%reveal open, and no output
+# (text, HTML, alt text, the widgets' words) holds Chinese other than the example's tokens, the cell's own words,
+# notebook 16's corpus or a quoted example (tests/test_english_run.py, marker `english`). 35 s on an idle 2-core
+# machine, about 3 minutes on a busy one.
+test-english: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m english tests/test_english_run.py
+
 # Real browser (issue 6): every notebook run in JupyterLab + Debian's Chromium (/usr/bin/chromium, driven by
 # Playwright), every explorer moved; screenshots and report.json in build/browser/. Without Chromium the tests skip
 # and say why (-rs). The static site in Chromium: tests/browser/test_site_browser.py (contrast in both colour
@@ -168,7 +175,7 @@ test-browser: $(STAMP)
 # make test-soak SOAK_TARGETS=test-unit SOAK_RUNS=2
 SOAK_RUNS ?= 3
 SOAK_LOAD ?= 4
-SOAK_TARGETS ?= test-unit test-notebooks-other-path test-browser
+SOAK_TARGETS ?= test-unit test-notebooks-other-path test-browser test-english
 .PHONY: test-soak
 test-soak: $(STAMP)
 	$(BIN)/python -m tools.soak --runs $(SOAK_RUNS) --load $(SOAK_LOAD) --out build/soak -- \

@@ -389,7 +389,7 @@ def _fmt(value) -> str:
             return str(getattr(value, "shown_as", "") or getattr(value, "__name__", "") or message("code.a_function"))
         arr, why = _to_array(value)
         if arr is None:
-            return f"（{_type_name(value)}：{why}）"
+            return message("words.value_type_why", type=_type_name(value), why=why)
         text = show_array(arr)
         if arr.ndim >= 2:
             rows = [show_array(r) for r in arr.reshape(-1, arr.shape[-1])[:6]]
@@ -400,7 +400,7 @@ def _fmt(value) -> str:
         is_f32 = getattr(getattr(value, "dtype", None), "name", "") == "float32"
         return text + (message("code.float32") if is_f32 else "")
     except Exception:  # noqa: BLE001 - the report never crashes
-        return f"（{_type_name(value)}）"
+        return message("words.value_type", type=_type_name(value))
 
 
 def _inputs(ex: CodeExercise, case: Case) -> str:

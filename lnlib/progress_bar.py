@@ -15,6 +15,7 @@ import ipywidgets as widgets
 
 from . import training
 from .explorers.base import FALLBACK_CLASS
+from .i18n import message
 
 UPDATES = 50  # at most this many moves of the bar per run, so sending them costs nothing next to the work
 
@@ -84,17 +85,21 @@ def track(items, label: str):
             bar.advance()
 
 
-VARIANT_WORDS = {"mlp": "种归一化", "transformer": "种结构"}  # what one variant of `training.sweep` is
+VARIANT_WORDS = {"mlp": "explorers.progress.norms", "transformer": "explorers.progress.forms"}
+"""The message counting the variants of `training.sweep` for each model (others: explorers.progress.settings)."""
 
 
 def sweep_label(model: str, variants, lrs, warmups=(0,), *, steps: int, seconds: float | None = None) -> str:
     """What a sweep trains, for its bar: '训练中：4 种归一化 × 5 个学习率，每个 150 步（约 5 秒）'."""
     count = len(variants) if hasattr(variants, "__len__") and not isinstance(variants, str) else 1
-    parts = [f"{count} {VARIANT_WORDS.get(model, '种设置')}", f"{len(lrs)} 个学习率"]
+    parts = [
+        message(VARIANT_WORDS.get(model, "explorers.progress.settings"), count=count),
+        message("explorers.progress.lrs", count=len(lrs)),
+    ]
     if len(warmups) > 1:
-        parts.append(f"{len(warmups)} 种 warm-up")
-    about = f"（约 {seconds:g} 秒）" if seconds else ""
-    return f"训练中：{' × '.join(parts)}，每个 {steps} 步{about}"
+        parts.append(message("explorers.progress.warmups", count=len(warmups)))
+    about = message("explorers.progress.about", seconds=f"{seconds:g}") if seconds else ""
+    return message("explorers.progress.label", count=steps, parts=" × ".join(parts), steps=steps, about=about)
 
 
 def training_sweep(

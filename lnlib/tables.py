@@ -19,21 +19,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import invariance
+from . import invariance, labels
 from ._checks import as_real_array
 from .data import TOKENS
 from .groups import GroupStats
+from .i18n import Words, message
 from .invariance import InvarianceVerdict, ScaleShift
 from .labels import (
     AXIS_MODES,
-    SCALAR_COLUMN,
     STAGE_LABELS,
     VARIANCE_METHODS,
-    WHOLE_TABLE,
     dim_labels,
     layer_labels,
     number,
     residual_form,
+    token_label,
     vector_text,
 )
 from .numerics import VarianceMethods
@@ -43,7 +43,6 @@ from .stages import LayerNormSteps
 __all__ = [
     "AXIS_MODES",
     "HIGHLIGHT_COLOR",
-    "SCALAR_COLUMN",
     "STAGE_LABELS",
     "HIGHLIGHT_TEXT",
     "VARIANCE_METHODS",
@@ -64,6 +63,13 @@ __all__ = [
     "variance_table",
     "vectors_table",
 ]
+
+
+def __getattr__(name: str) -> str:
+    if name == "SCALAR_COLUMN":  # a word: looked up when read, in the language chosen by then
+        return labels.SCALAR_COLUMN
+    raise AttributeError(f"module 'lnlib.tables' has no attribute {name!r}")
+
 
 PRECISION = 3
 FIXED_BELOW = 1e15  # cells from here on are written in scientific notation (float64 has no more digits)
@@ -293,8 +299,10 @@ def stage_table(steps: LayerNormSteps, *, affine: bool = False, caption: str = "
             rows.append([np.nan] * d + [float(value)])
         else:
             rows.append(list(value) + [np.nan])
-    grid = Grid.of(rows, [STAGE_LABELS[n] for n in names], dim_labels(d) + [SCALAR_COLUMN], "步骤")
-    return Table(grid, caption or f"LayerNorm 逐步计算（ε = {steps.eps:g}）")
+    grid = Grid.of(
+        rows, [STAGE_LABELS[n] for n in names], dim_labels(d) + [labels.SCALAR_COLUMN], message("tables.stage.index")
+    )
+    return Table(grid, caption or message("tables.stage.caption", eps=f"{steps.eps:g}"))
 
 
 def token_table(matrix, tokens=TOKENS, *, caption: str = "", highlight=None) -> Table:
@@ -302,7 +310,8 @@ def token_table(matrix, tokens=TOKENS, *, caption: str = "", highlight=None) -> 
     values = as_real_array(matrix, "matrix", min_ndim=2).astype(np.float64)
     if values.ndim != 2 or values.shape[0] != len(tokens):
         raise ValueError(f"matrix: expected shape ({len(tokens)}, d) to match tokens, got {values.shape}")
-    return Table(Grid.of(values, list(tokens), dim_labels(values.shape[1]), "token"), caption, highlight=highlight)
+    grid = Grid.of(values, _token_rows(tokens), dim_labels(values.shape[1]), "token")
+    return Table(grid, caption, highlight=highlight)
 
 
 def stats_table(labels, columns: dict, *, caption: str = "", index_name: str = "") -> Table:
@@ -322,6 +331,11 @@ def stats_table(labels, columns: dict, *, caption: str = "", index_name: str = "
     return Table(Grid.from_columns(data, labels, index_name), caption)
 
 
+def _token_rows(tokens) -> list:
+    """Row labels of the tokens: the example's tokens as `labels.token_label` shows them (glossed in English)."""
+    return [token_label(t) if isinstance(t, str) else t for t in tokens]
+
+
 def _expect(value, kind: type, name: str, made_by: str):
     """Renderers take results: refuse anything else by name, saying which function makes the result."""
     if not isinstance(value, kind):
@@ -333,11 +347,11 @@ def axis_stats_table(stats: GroupStats, tokens=TOKENS) -> Table:
     """μ, σ², σ of each group of `groups.group_stats(matrix, mode)`: per row (LayerNorm), per column, or all."""
     _expect(stats, GroupStats, "stats", "lnlib.groups.group_stats(matrix, mode)")
     n, d = stats.matrix.shape
-    labels = {"row": list(tokens), "column": dim_labels(d), "all": [WHOLE_TABLE]}[stats.mode]
-    if stats.mode == "row" and len(labels) != n:
-        raise ValueError(f"tokens: expected {n} token names for the {n} rows, got {len(labels)}")
+    rows = {"row": _token_rows(tokens), "column": dim_labels(d), "all": [labels.WHOLE_TABLE]}[stats.mode]
+    if stats.mode == "row" and len(rows) != n:
+        raise ValueError(f"tokens: expected {n} token names for the {n} rows, got {len(rows)}")
     caption = AXIS_MODES[stats.mode].replace("12", str(stats.matrix.size))
-    return stats_table(labels, {"μ": stats.mean, "σ²": stats.variance, "σ": stats.std}, caption=caption)
+    return stats_table(rows, {"μ": stats.mean, "σ²": stats.variance, "σ": stats.std}, caption=caption)
 
 
 def vectors_table(rows: dict, *, caption: str = "", index_name: str = "") -> Table:
@@ -359,26 +373,32 @@ def epsilon_summary(effect: EpsilonEffect) -> Table:
     Takes `pitfalls.epsilon_effect(x, eps)`.
     """
     _expect(effect, EpsilonEffect, "effect", "lnlib.pitfalls.epsilon_effect(x, eps)")
-    row = {"σ²": effect.variance, "ε": effect.eps, "σ² / (σ² + ε)": effect.kept, "x̂ 的方差": effect.xhat_variance}
-    grid = Grid.of([[float(v) for v in row.values()]], ["这一行"], list(row))
-    return Table(grid, f"ε = {effect.eps:.0e} 时 x̂ 的方差", precision=6)
+    row = {
+        "σ²": effect.variance,
+        "ε": effect.eps,
+        "σ² / (σ² + ε)": effect.kept,
+        message("tables.epsilon.xhat_variance"): effect.xhat_variance,
+    }
+    grid = Grid.of([[float(v) for v in row.values()]], [message("tables.epsilon.row")], list(row))
+    return Table(grid, message("tables.epsilon.caption", eps=f"{effect.eps:.0e}"), precision=6)
 
 
-_EPS_PLACEMENT_HEADERS = {
-    "std": "σ",
-    "std_eps": "√(σ² + ε)",
-    "std_plus_eps": "σ + ε",
-    "xhat1_inside": "x̂₁：ε 在根号里",
-    "xhat1_outside": "x̂₁：ε 加在 σ 上",
-    "difference": "相差",
-}
+_EPS_PLACEMENT_HEADERS = {"std": "σ", "std_eps": "√(σ² + ε)", "std_plus_eps": "σ + ε"}
+_EPS_PLACEMENT_WORDS = Words(
+    {
+        "xhat1_inside": "tables.eps_placement.inside",
+        "xhat1_outside": "tables.eps_placement.outside",
+        "difference": "tables.eps_placement.difference",
+    }
+)
 
 
 def eps_placement_table(placement: EpsPlacement) -> Table:
     """`pitfalls.eps_placement(rows, eps)` with Chinese headers: √(σ² + ε) versus σ + ε (notebook 04)."""
     p = _expect(placement, EpsPlacement, "placement", "lnlib.pitfalls.eps_placement(rows, eps)")
-    headers = [_EPS_PLACEMENT_HEADERS[c] for c in p.columns]
-    return Table(Grid.of(p.values, p.names, headers, "输入行"), f"ε 放在哪里（ε = {p.eps:g}）", precision=4)
+    headers = [_EPS_PLACEMENT_HEADERS.get(c) or _EPS_PLACEMENT_WORDS[c] for c in p.columns]
+    grid = Grid.of(p.values, p.names, headers, message("tables.eps_placement.index"))
+    return Table(grid, message("tables.eps_placement.caption", eps=f"{p.eps:g}"), precision=4)
 
 
 def ddof_table(comparison: DdofComparison) -> Table:
@@ -388,18 +408,20 @@ def ddof_table(comparison: DdofComparison) -> Table:
     """
     c = _expect(comparison, DdofComparison, "comparison", "lnlib.pitfalls.ddof_comparison(x, eps)")
     variants = {
-        f"÷ d = {c.d}（LayerNorm）": (c.variance_d, c.xhat_d, c.xhat_variance_d),
-        f"÷ (d − 1) = {c.d - 1}（torch.std 默认）": (c.variance_d1, c.xhat_d1, c.xhat_variance_d1),
+        message("tables.ddof.by_d", d=c.d): (c.variance_d, c.xhat_d, c.xhat_variance_d),
+        message("tables.ddof.by_d1", d1=c.d - 1): (c.variance_d1, c.xhat_d1, c.xhat_variance_d1),
     }
     records = {}
     for label, (var, xhat, xhat_var) in variants.items():
         rec = {"σ²": var, "σ": float(np.sqrt(var))}
         rec.update({f"x̂ {name}": float(v) for name, v in zip(dim_labels(c.d), xhat, strict=True)})
-        rec["x̂ 的方差（÷ d）"] = xhat_var
+        rec[message("tables.ddof.xhat_variance")] = xhat_var
         records[label] = rec
     columns = list(next(iter(records.values())))
-    grid = Grid.of([list(rec.values()) for rec in records.values()], list(records), columns, "方差的分母")
-    return Table(grid, f"x = {vector_text(c.x)}：除以 d 还是 d − 1")
+    grid = Grid.of(
+        [list(rec.values()) for rec in records.values()], list(records), columns, message("tables.ddof.index")
+    )
+    return Table(grid, message("tables.ddof.caption", x=vector_text(c.x)))
 
 
 def scale_shift_table(result: ScaleShift) -> Table:
@@ -408,12 +430,17 @@ def scale_shift_table(result: ScaleShift) -> Table:
     Takes `invariance.scale_shift(x, a, b, eps)`.
     """
     r = _expect(result, ScaleShift, "result", "lnlib.invariance.scale_shift(x, scale, shift, eps)")
-    names = ["原来的 x", f"变换后 {r.scale:.3g}·x + {r.shift:.3g}", "变换后的 x̂"]
+    names = [
+        message("tables.scale_shift.original"),
+        message("tables.scale_shift.moved", scale=f"{r.scale:.3g}", shift=f"{r.shift:.3g}"),
+        message("tables.scale_shift.xhat"),
+    ]
     cells = [
         [*np.asarray(v, dtype=np.float64), float(mu), float(sd)]
         for v, mu, sd in zip(r.rows, r.means, r.stds, strict=True)
     ]
-    return Table(Grid.of(cells, names, [*dim_labels(r.x.size), "μ", "σ"]), "缩放和平移：x 在动，x̂ 不动")
+    grid = Grid.of(cells, names, [*dim_labels(r.x.size), "μ", "σ"])
+    return Table(grid, message("tables.scale_shift.caption"))
 
 
 def row_stats_table(stats: GroupStats, tokens=TOKENS, *, caption: str = "", name: str = "y") -> Table:
@@ -425,8 +452,11 @@ def row_stats_table(stats: GroupStats, tokens=TOKENS, *, caption: str = "", name
     if stats.mode != "row":
         raise ValueError(f"stats: expected statistics grouped by row, got {stats.mode!r}")
     return stats_table(
-        list(tokens),
-        {f"{name} 的均值": stats.mean, f"{name} 的方差": stats.variance},
+        _token_rows(tokens),
+        {
+            message("tables.row_stats.mean", name=name): stats.mean,
+            message("tables.row_stats.variance", name=name): stats.variance,
+        },
         caption=caption,
         index_name="token",
     )
@@ -441,18 +471,22 @@ def invariance_table(results: dict[str, list[InvarianceVerdict]]) -> Table:
     _expect(results, dict, "results", "lnlib.invariance.table1(norms)")
     if not results:
         raise ValueError("results: expected the verdicts of at least one normalization")
-    columns = {"做法": [str(t.how) for t in invariance.TRANSFORMS]}  # column label → values, in display order
+    columns = {
+        message("tables.invariance.how"): [str(t.how) for t in invariance.TRANSFORMS]
+    }  # column label → values, in display order
     for norm, verdicts in results.items():
         if [v.transform for v in verdicts] != list(invariance.TRANSFORMS):
             raise ValueError(f"results: the verdicts of {norm!r} do not follow invariance.TRANSFORMS")
         label = invariance.NORM_LABELS.get(norm, norm)
-        columns[f"{label}：输出最大变化"] = [v.max_change for v in verdicts]
-        columns[f"{label}：不变？"] = ["✓" if v.invariant else "✗" for v in verdicts]
+        columns[message("tables.invariance.max_change", label=label)] = [v.max_change for v in verdicts]
+        columns[message("tables.invariance.invariant", label=label)] = ["✓" if v.invariant else "✗" for v in verdicts]
         paper = invariance.PAPER_TABLE1.get(norm)
         if paper is not None:
-            columns[f"{label}：论文"] = ["✓" if paper[t.key] else "✗" for t in invariance.TRANSFORMS]
-    grid = Grid.from_columns(columns, [str(t.label) for t in invariance.TRANSFORMS], "变换")
-    return Table(grid, "Ba, Kiros & Hinton (2016) 表 1：用计算重现", precision=3)
+            columns[message("tables.invariance.paper", label=label)] = [
+                "✓" if paper[t.key] else "✗" for t in invariance.TRANSFORMS
+            ]
+    grid = Grid.from_columns(columns, [str(t.label) for t in invariance.TRANSFORMS], message("tables.invariance.index"))
+    return Table(grid, message("tables.invariance.caption"), precision=3)
 
 
 # --- notebook 13: numerics ---------------------------------------------------------------------------
@@ -466,8 +500,16 @@ def variance_table(methods: VarianceMethods) -> Table:
     m = _expect(methods, VarianceMethods, "methods", "lnlib.numerics.variance_methods(offset, dtype, base)")
     rows = [[m.variances[key], *m.normalized[key]] for key in VARIANCE_METHODS]
     columns = ["σ²", *[f"x̂ {label}" for label in dim_labels(len(m.base))]]
-    grid = Grid.of(np.asarray(rows, dtype=np.float64), list(VARIANCE_METHODS.values()), columns, "算法")
-    caption = f"x = {m.offset:g} + {list(m.base)}，用 {m.dtype} 计算（真实 σ² = {m.true_variance:g}）"
+    grid = Grid.of(
+        np.asarray(rows, dtype=np.float64), list(VARIANCE_METHODS.values()), columns, message("tables.variance.index")
+    )
+    caption = message(
+        "tables.variance.caption",
+        offset=f"{m.offset:g}",
+        base=str(list(m.base)),
+        dtype=m.dtype,
+        true_variance=f"{m.true_variance:g}",
+    )
     return Table(grid, caption, na_rep="NaN")
 
 
@@ -482,6 +524,6 @@ def gradient_table(series: dict) -> Table:
     return stats_table(
         layer_labels(depth),
         {residual_form(k): v for k, v in series.items()},
-        caption="每层前馈第二个矩阵 W₂ 的梯度范数（初始化时）",
-        index_name="层",
+        caption=message("tables.gradient.caption"),
+        index_name=message("tables.gradient.index"),
     )

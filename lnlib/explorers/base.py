@@ -23,6 +23,7 @@ import traitlets
 
 from .. import tables
 from .._lru import LRU
+from ..i18n import language, lazy, message
 from ..live import CACHE_SIZE, Coalescer, LiveFigure
 from ..plots import alt_text
 
@@ -44,10 +45,10 @@ def error_html(message: str) -> str:
 
 EXPLORER_CLASS = "ln-explorer"
 NOTICE_CLASS = "ln-offline"
-OFFLINE_MESSAGE = (
-    "【探索器暂时不能用】这个探索器没有连着正在运行的内核（刚打开笔记本，或者内核重启过），所以拖动、点击和输入都不会有反应。"
-    "请重新运行上面的单元格和这个单元格（从上到下依次按 Shift + Enter），或选择菜单「Run → Run All Cells」。"
-)
+OFFLINE_MESSAGE = lazy("explorers.offline")
+"""The notice's words, looked up when shown (`str(OFFLINE_MESSAGE)`), in the language chosen by then."""
+HTML_LANG = {"zh": "zh-Hans", "en": "en"}
+"""The `lang` of the notice's HTML in each language of lnlib (a screen reader picks its voice by it)."""
 OFFLINE_CSS = f"""
 .{EXPLORER_CLASS} > .{NOTICE_CLASS} {{ display: none; }}
 .{EXPLORER_CLASS}.jupyter-widgets-disconnected > .{NOTICE_CLASS} {{ display: flex; }}
@@ -64,7 +65,7 @@ def offline_notice() -> widgets.HTML:
     """The notice an explorer shows, instead of its controls and outputs, when no kernel is behind it."""
     notice = widgets.HTML(
         f"<style>{OFFLINE_CSS}</style>"
-        f'<div style="color:#b91c1c;line-height:1.5;padding:4px 0">{html.escape(OFFLINE_MESSAGE)}</div>'
+        f'<div style="color:#b91c1c;line-height:1.5;padding:4px 0">{html.escape(str(OFFLINE_MESSAGE))}</div>'
     )
     notice.add_class(NOTICE_CLASS)
     return notice
@@ -78,10 +79,11 @@ def fallback_html(name: str) -> str:
     an untrusted notebook), and what the course's JupyterLab extension shows in place of JupyterLab's "Error
     displaying widget: model not found" (a notebook saved, closed and opened again: its outputs name widget models
     of a kernel that is gone)."""
+    notice = html.escape(message("explorers.named_notice", name=name, notice=OFFLINE_MESSAGE))
     return (
-        f'<div class="{FALLBACK_CLASS}" lang="zh-Hans" data-explorer="{html.escape(name)}" '
+        f'<div class="{FALLBACK_CLASS}" lang="{HTML_LANG[language()]}" data-explorer="{html.escape(name)}" '
         f'style="color:#b91c1c;line-height:1.5;padding:4px 0">'
-        f"⚠ {html.escape(name)}：{html.escape(OFFLINE_MESSAGE)}</div>"
+        f"⚠ {notice}</div>"
     )
 
 
@@ -425,5 +427,9 @@ class Explorer:
         bundle = self.box._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict) and "text/plain" in bundle:
             name = type(self).__name__
-            bundle = {**bundle, "text/plain": f"{name}：{OFFLINE_MESSAGE}", "text/html": fallback_html(name)}
+            bundle = {
+                **bundle,
+                "text/plain": message("explorers.named_notice", name=name, notice=OFFLINE_MESSAGE),
+                "text/html": fallback_html(name),
+            }
         return bundle

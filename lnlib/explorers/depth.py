@@ -11,6 +11,7 @@ import numpy as np
 from .. import _budget, plots, tables
 from .._checks import check_int_in_range
 from .._lru import LRU
+from ..i18n import message
 from ..transformer import ffn_gradient_norms
 from .base import Explorer, FigureImage, Picture
 
@@ -63,7 +64,12 @@ class DepthExplorer(Explorer):
             "width", self.width, deepest, what=f"DepthExplorer's view at depth {high} (Post-LN and Pre-LN)"
         )
         self.depth = widgets.IntSlider(
-            value=depth, min=low, max=high, step=1, description="层数 L：", continuous_update=False
+            value=depth,
+            min=low,
+            max=high,
+            step=1,
+            description=message("explorers.depth.depth"),
+            continuous_update=False,
         )
         self.summary = widgets.HTML()
         self.plot = FigureImage()
@@ -73,7 +79,10 @@ class DepthExplorer(Explorer):
             self._series.put(d, series)
         self.picture = Picture(
             lambda series: plots.DepthFigure(
-                series, max_depth=high, xlabel="第几层（1 = 靠近输入）", ylabel=r"$\|\partial L/\partial W_2\|_F$"
+                series,
+                max_depth=high,
+                xlabel=message("explorers.depth.xlabel"),
+                ylabel=r"$\|\partial L/\partial W_2\|_F$",
             )
         )
         self._wire(self.depth)

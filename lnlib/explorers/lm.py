@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from .. import lm_plots, tiny_lm
+from ..i18n import message
 from ..tables import Table
 from .base import Explorer, error_html
 
@@ -29,7 +30,7 @@ def sentence_table(model: tiny_lm.Model, text: str, name: str) -> Table:
 def read_sentence(model: tiny_lm.Model, text) -> str:
     """The sentence as the model reads it (spaces and line breaks dropped); ValueError with a Chinese message."""
     if not isinstance(text, str):
-        raise ValueError("请输入一句中文。")
+        raise ValueError(message("explorers.lm.not_text"))
     text = "".join(text.split())
     tiny_lm.predict(model, text)  # raises the Chinese message for unknown characters, length and emptiness
     return text
@@ -48,7 +49,7 @@ class LMExplorer(Explorer):
             raise ValueError(f"text: {err}") from None
         self.text = widgets.Text(
             value=text,
-            description="句子（回车）：",
+            description=message("explorers.lm.text"),
             continuous_update=False,
             style={"description_width": "initial"},
             layout=widgets.Layout(width="420px"),
@@ -56,7 +57,7 @@ class LMExplorer(Explorer):
         self.norm = widgets.ToggleButtons(
             options=[(lm_plots.short_label(n), n) for n in self.model.names],
             value=norm,
-            description="LayerNorm：",
+            description=message("explorers.lm.norm"),
             style={"button_width": "auto", "description_width": "initial"},
         )
         self.message = widgets.HTML()

@@ -9,11 +9,15 @@ import numpy as np
 from .. import groups, invariance, labels, plots, tables
 from .._checks import check_eps, check_eps_for_rows, check_in_log_range, check_in_range, check_matrix_and_tokens
 from ..data import TOKEN_MATRIX, TOKENS
+from ..i18n import lazy, message
 from ..labels import number
 from ..norms import layer_norm
 from ..stages import layer_norm_steps
 from ..transformer import attention_at_scale, entropy
 from .base import Explorer, FigureImage, Picture
+
+_MODES = {"row": lazy("explorers.axis.row"), "column": lazy("explorers.axis.column"), "all": lazy("explorers.axis.all")}
+"""AxisExplorer's groupings and their buttons' words."""
 
 
 class AxisExplorer(Explorer):
@@ -22,9 +26,13 @@ class AxisExplorer(Explorer):
     def __init__(self, matrix=TOKEN_MATRIX, tokens=TOKENS):
         self.matrix, self.tokens = check_matrix_and_tokens(matrix, tokens)
         self.mode = widgets.ToggleButtons(
-            options=[("按行", "row"), ("按列", "column"), ("全表", "all")], value="row", description="统计方向："
+            options=[(str(word), mode) for mode, word in _MODES.items()],
+            value="row",
+            description=message("explorers.axis.mode"),
         )
-        self.index = widgets.ToggleButtons(description="哪一个：")  # 3–4 choices: one click, no menu
+        self.index = widgets.ToggleButtons(
+            description=message("explorers.axis.which")
+        )  # 3–4 choices: one click, no menu
         self.plot = FigureImage()
         self.summary = widgets.HTML()
         self._switching = False
@@ -37,10 +45,10 @@ class AxisExplorer(Explorer):
 
     def _index_options(self, mode: str) -> list[tuple[str, int]]:
         if mode == "row":
-            return [(t, i) for i, t in enumerate(self.tokens)]
+            return [(labels.token_label(t), i) for i, t in enumerate(self.tokens)]
         if mode == "column":
             return [(label, j) for j, label in enumerate(labels.dim_labels(self.matrix.shape[1]))]
-        return [("整张表", 0)]
+        return [(message("explorers.axis.whole"), 0)]
 
     def _first_index(self, mode: str) -> int:
         return self._index_options(mode)[-1][1] if mode == "row" else 0
@@ -90,11 +98,25 @@ class GammaBetaExplorer(Explorer):
         self.eps = check_eps_for_rows(check_eps(eps), self.matrix, self.tokens)
         dims = labels.dim_labels(self.matrix.shape[1])
         self.gammas = [
-            widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.1, description=f"γ {label}：", continuous_update=True)
+            widgets.FloatSlider(
+                value=1.0,
+                min=-3,
+                max=3,
+                step=0.1,
+                description=message("explorers.gamma_beta.gamma", dim=label),
+                continuous_update=True,
+            )
             for label in dims
         ]
         self.betas = [
-            widgets.FloatSlider(value=0.0, min=-3, max=3, step=0.1, description=f"β {label}：", continuous_update=True)
+            widgets.FloatSlider(
+                value=0.0,
+                min=-3,
+                max=3,
+                step=0.1,
+                description=message("explorers.gamma_beta.beta", dim=label),
+                continuous_update=True,
+            )
             for label in dims
         ]
         for slider in self.gammas + self.betas:
@@ -104,7 +126,7 @@ class GammaBetaExplorer(Explorer):
         self.plot = FigureImage()
         controls = widgets.HBox([widgets.VBox(self.gammas), widgets.VBox(self.betas)])
         self.box = widgets.VBox([controls, self.table, self.stats, self.plot])
-        title = r"输出 $y=\gamma\odot\hat{x}+\beta$"
+        title = message("explorers.gamma_beta.title", formula=r"$y=\gamma\odot\hat{x}+\beta$")
         self.picture = Picture(lambda y: plots.ValueHeatmapFigure(y, self.tokens, title=title, limit=self.LIMIT))
         self._wire(*self.gammas, *self.betas)
         self.render()
@@ -121,14 +143,16 @@ class GammaBetaExplorer(Explorer):
         d = len(self.gammas)
         gamma, beta = np.array(state[:d], dtype=np.float64), np.array(state[d:], dtype=np.float64)
         y = layer_norm_steps(self.matrix, gamma, beta, eps=self.eps).output
-        caption = "输出 y = γ ⊙ x̂ + β（每个 token 共用同一组 γ、β）"
+        caption = message("explorers.gamma_beta.caption")
         stats = groups.group_stats(y, "row")
         return [
             (self.plot, self.picture.frame(None, (gamma.tobytes(), beta.tobytes()), y)),
             (self.table, tables.token_table(y, self.tokens, caption=caption).to_html(live=True)),
             (
                 self.stats,
-                tables.row_stats_table(stats, self.tokens, caption="每一行 y 的均值和方差").to_html(live=True),
+                tables.row_stats_table(stats, self.tokens, caption=message("explorers.gamma_beta.stats")).to_html(
+                    live=True
+                ),
             ),
         ]
 
@@ -140,7 +164,12 @@ class BatchExplorer(Explorer):
         scale = check_in_range(scale, "scale", 0.0, 20.0)
         self.matrix, self.tokens = check_matrix_and_tokens(matrix, tokens)
         self.scale = widgets.FloatSlider(
-            value=scale, min=0.0, max=20.0, step=0.5, description="另一句 ×", continuous_update=True
+            value=scale,
+            min=0.0,
+            max=20.0,
+            step=0.5,
+            description=message("explorers.batch.scale"),
+            continuous_update=True,
         )
         self.bn = widgets.HTML()
         self.ln = widgets.HTML()
@@ -151,8 +180,8 @@ class BatchExplorer(Explorer):
     def view(self, state: tuple) -> list:
         (scale,) = state
         bn, ln = invariance.batch_dependence(scale, self.matrix)
-        bn_caption = f"BatchNorm：我们这句的输出（另一句 × {number(scale)}）"
-        ln_caption = "LayerNorm：我们这句的输出（与另一句无关）"
+        bn_caption = message("explorers.batch.bn", scale=number(scale))
+        ln_caption = message("explorers.batch.ln")
         return [
             (self.bn, tables.token_table(bn, self.tokens, caption=bn_caption).to_html(live=True)),
             (self.ln, tables.token_table(ln, self.tokens, caption=ln_caption).to_html(live=True)),
@@ -173,7 +202,7 @@ class SoftmaxExplorer(Explorer):
             min=-2,
             max=1.5,
             step=0.05,
-            description="放大倍数：",
+            description=message("explorers.softmax.scale"),
             readout_format=".3g",
             continuous_update=True,
         )
@@ -190,8 +219,8 @@ class SoftmaxExplorer(Explorer):
         h = entropy(w)
         summary = tables.stats_table(
             self.tokens,
-            {"最大权重": w.max(axis=1), "熵 (nats)": h},
-            caption=f"放大倍数 {scale:.3g}：每个 query 的注意力",
+            {message("explorers.softmax.max_weight"): w.max(axis=1), message("explorers.softmax.entropy"): h},
+            caption=message("explorers.softmax.caption", scale=f"{scale:.3g}"),
             index_name="query",
         )
         return [(self.plot, self.picture.frame(None, scale, w, h)), (self.summary, summary.to_html(live=True))]

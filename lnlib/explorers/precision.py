@@ -6,6 +6,7 @@ import ipywidgets as widgets
 
 from .. import numerics, tables
 from .._checks import check_int_in_range
+from ..i18n import message
 from .base import Explorer
 
 
@@ -23,11 +24,13 @@ class VarianceExplorer(Explorer):
             min=0,
             max=8,
             step=1,
-            description="偏移 10^k，k：",
+            description=message("explorers.variance.offset"),
             continuous_update=True,
             style={"description_width": "initial"},
         )
-        self.dtype = widgets.ToggleButtons(options=list(self.DTYPES), value=dtype, description="精度：")
+        self.dtype = widgets.ToggleButtons(
+            options=list(self.DTYPES), value=dtype, description=message("explorers.variance.dtype")
+        )
         self.table = widgets.HTML()
         self.box = widgets.VBox([self.exponent, self.dtype, self.table])
         self._wire(self.exponent, self.dtype)

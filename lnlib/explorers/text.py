@@ -7,6 +7,7 @@ import asyncio
 import ipywidgets as widgets
 import numpy as np
 
+from ..i18n import message
 from ..live import from_browser
 from ..text_input import MAX_VALUES, parse_vector
 from .base import Explorer, Picture, error_html, state_key
@@ -42,7 +43,7 @@ class TypedVectorExplorer(Explorer):
         # every key is sent (a draft, drawn ahead while the learner types); Enter applies it (see the class doc)
         self.text = widgets.Text(
             value=text,
-            description="向量 x（回车）：",
+            description=message("explorers.vector.text"),
             continuous_update=True,
             style={"description_width": "initial"},
             layout=widgets.Layout(width="420px"),
@@ -62,7 +63,7 @@ class TypedVectorExplorer(Explorer):
         """parse_vector plus the explorer's own limit; raises ValueError with a Chinese message."""
         values = parse_vector(text)
         if np.max(np.abs(values)) > self.max_magnitude:
-            raise ValueError(f"数字太大：探索器只接受绝对值不超过 {self.max_magnitude:.0e} 的数。")
+            raise ValueError(message("explorers.vector.too_large", limit=f"{self.max_magnitude:.0e}"))
         return values
 
     def _wire(self, *controls: widgets.Widget) -> None:

@@ -12,6 +12,7 @@ from typing import cast
 import ipywidgets as widgets
 import traitlets
 
+from ..i18n import message
 from ..training import BLOWUP, WINDOW, Run, final_loss
 from ..training_plots import TrainingFigure, label, select
 from .base import Explorer, FigureImage, Frame, Picture
@@ -22,11 +23,11 @@ def divergence_text(run) -> str:
     第 1 步 (its loss is `run.losses[0]`), so a run whose second loss blew up stopped at 第 2 步."""
     step = run.losses.size  # the run stopped at the step of its last recorded loss (lnlib.training._train)
     why = {
-        "nonfinite": "损失或梯度变成了 inf/NaN",
-        "blowup": f"损失超过了第 1 步的 {BLOWUP:g} 倍",
-        "window": f"最近 {WINDOW} 步的平均损失超过了前 {WINDOW} 步平均的 {BLOWUP:g} 倍",
-    }[run.stop_reason]
-    return f"第 {step} 步发散（{why}，训练就此停下）"
+        "nonfinite": lambda: message("explorers.training.nonfinite"),
+        "blowup": lambda: message("explorers.training.blowup", blowup=f"{BLOWUP:g}"),
+        "window": lambda: message("explorers.training.window", window=WINDOW, blowup=f"{BLOWUP:g}"),
+    }[run.stop_reason]()
+    return message("explorers.training.diverged", step=step, why=why)
 
 
 def summary_html(runs: dict) -> str:
@@ -34,11 +35,17 @@ def summary_html(runs: dict) -> str:
     rows = []
     for key, run in runs.items():
         if run.diverged:
-            rows.append(f"{html.escape(label(key))}：{divergence_text(run)}")
+            rows.append(
+                message("explorers.training.diverged_line", label=html.escape(label(key)), text=divergence_text(run))
+            )
         else:
             rows.append(
-                f"{html.escape(label(key))}：最后 20 步平均损失 {final_loss(run):.3f}，"
-                f"测试准确率 {run.test_accuracy:.0%}"
+                message(
+                    "explorers.training.line",
+                    label=html.escape(label(key)),
+                    loss=f"{final_loss(run):.3f}",
+                    accuracy=f"{run.test_accuracy:.0%}",
+                )
             )
     return "<br>".join(rows)
 
@@ -135,10 +142,16 @@ class TrainingExplorer(Explorer):
         first = model if model is not None else next(iter(grids))
         variants, lrs, warmups = self._choices(first)
         _, chosen, lr, warmup = self.opening_choice(first)
-        self.model = widgets.ToggleButtons(options=list(grids), value=first, description="模型：")
-        self.variants = Checkboxes(variants, chosen, description="归一化：")
-        self.lr = widgets.SelectionSlider(options=lrs, value=lr, description="学习率：", continuous_update=False)
-        self.warmup = widgets.ToggleButtons(options=warmups, value=warmup, description="warm-up：")
+        self.model = widgets.ToggleButtons(
+            options=list(grids), value=first, description=message("explorers.training.model")
+        )
+        self.variants = Checkboxes(variants, chosen, description=message("explorers.training.norms"))
+        self.lr = widgets.SelectionSlider(
+            options=lrs, value=lr, description=message("explorers.training.lr"), continuous_update=False
+        )
+        self.warmup = widgets.ToggleButtons(
+            options=warmups, value=warmup, description=message("explorers.training.warmup")
+        )
         self.summary = widgets.HTML()
         self.switched = widgets.HTML()  # after a model switch: which setting the new model's grid does not have
         self.plot = FigureImage()
@@ -176,7 +189,7 @@ class TrainingExplorer(Explorer):
         return (
             [(label(v), v) for v in variants],
             [(f"{lr:g}", lr) for lr in sorted({k[1] for k in keys})],
-            [(f"{w} 步", w) for w in sorted({k[2] for k in keys})],
+            [(message("explorers.training.steps", count=w), w) for w in sorted({k[2] for k in keys})],
         )
 
     def opening_choice(self, model: str) -> tuple:
@@ -200,14 +213,17 @@ class TrainingExplorer(Explorer):
         _, lrs, warmups = self._choices(model)
         _, _, lr, warmup = self.switch_choice(model)
         changed = [
-            f"没有{what} {old}，换成了 {new}"
+            message("explorers.training.no_lr", old=old, new=new)
+            if what == "lr"
+            else message("explorers.training.no_warmup", old=old, new=new)
             for what, old, new in (
-                ("学习率", self.lr.label, dict((v, k) for k, v in lrs)[lr]),
-                (" warm-up", self.warmup.label, dict((v, k) for k, v in warmups)[warmup]),
+                ("lr", self.lr.label, dict((v, k) for k, v in lrs)[lr]),
+                ("warmup", self.warmup.label, dict((v, k) for k, v in warmups)[warmup]),
             )
             if old != new
         ]
-        return f"{html.escape(model)} {'；'.join(changed)}。" if changed else ""
+        joined = message("explorers.training.switched_join").join(changed)
+        return message("explorers.training.switched", model=html.escape(model), changes=joined) if changed else ""
 
     def on_model(self, change) -> None:
         variants, lrs, warmups = self._choices(self.model.value)
@@ -237,7 +253,7 @@ class TrainingExplorer(Explorer):
         self._just_switched = False
         if not self.state()[1]:  # only Python can get here (the last ticked box is disabled): no picture of no runs
             self.plot.layout.display = "none"
-            self.summary.value = "请至少选一种归一化。"
+            self.summary.value = message("explorers.training.none_chosen")
             return
         self.plot.layout.display = None
         super().render()

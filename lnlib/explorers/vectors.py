@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import invariance, pitfalls, plots, tables
 from .._checks import check_eps, check_in_log_range, check_in_range
+from ..i18n import message
 from ..stages import layer_norm_steps
 from .base import FigureImage
 from .text import TypedVectorExplorer
@@ -36,7 +37,7 @@ class VectorExplorer(TypedVectorExplorer):
     def __init__(self, text: str = "2, 4, 6, 8", eps: float = 1e-5):
         eps = check_in_log_range(eps, "eps", -8, 0)
         self._init_text(text, plots.StageFigure)
-        self.eps = _log_slider(eps, -8, 0, 0.5, "ε：", ".0e")
+        self.eps = _log_slider(eps, -8, 0, 0.5, message("explorers.eps"), ".0e")
         self.table = widgets.HTML()
         self.plot = FigureImage()
         self.box = widgets.VBox([self.text, self.eps, self.message, self.table, self.plot])
@@ -57,7 +58,7 @@ class EpsilonExplorer(TypedVectorExplorer):
     def __init__(self, text: str = "3, 3.002, 2.998, 3", eps: float = 1e-5):
         eps = check_in_log_range(eps, "eps", -8, 0)
         self._init_text(text, plots.EpsilonFigure)
-        self.eps = _log_slider(eps, -8, 0, 0.25, "ε：", ".0e", layout=widgets.Layout(width="420px"))
+        self.eps = _log_slider(eps, -8, 0, 0.25, message("explorers.eps"), ".0e", layout=widgets.Layout(width="420px"))
         self.summary = widgets.HTML()
         self.table = widgets.HTML()
         self.plot = FigureImage()
@@ -87,13 +88,20 @@ class ScaleShiftExplorer(TypedVectorExplorer):
         self.eps = check_eps(eps)
         scales = tuple(10.0**k for k in self.SCALES)
         self._init_text(text, lambda r: plots.ScaleShiftFigure(r, scales=scales, shifts=self.SHIFTS))
-        self.scale = _log_slider(scale, *self.SCALES, 0.05, "缩放 a：", ".3g", layout=widgets.Layout(width="420px"))
+        self.scale = _log_slider(
+            scale,
+            *self.SCALES,
+            0.05,
+            message("explorers.scale_shift.scale"),
+            ".3g",
+            layout=widgets.Layout(width="420px"),
+        )
         self.shift = widgets.FloatSlider(
             value=shift,
             min=self.SHIFTS[0],
             max=self.SHIFTS[1],
             step=1,
-            description="平移 b：",
+            description=message("explorers.scale_shift.shift"),
             continuous_update=True,
             layout=widgets.Layout(width="420px"),
         )
