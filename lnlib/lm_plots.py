@@ -1,9 +1,9 @@
 """Figures and tables of notebook 16 (LayerNorm inside the tiny trained Transformer, `lnlib.tiny_lm`).
 
-Built like `lnlib.training_plots`: every figure is a matplotlib `Figure` not registered with pyplot, with Chinese
-labels and a Chinese alt text built from the data; each series has an Okabe–Ito colour and its own marker and dash.
-Numbers are shown to 3 significant digits (`sig`), so what a table displays is the same on every CPU and BLAS kernel
-(the forward pass differs between them only in the last bits).
+Built like `lnlib.training_plots`: every figure is a matplotlib `Figure` not registered with pyplot, with labels and
+an alt text built from the data (messages of the catalogue domain `figures`); each series has an Okabe–Ito colour and
+its own marker and dash. Numbers are shown to 3 significant digits (`sig`), so what a table displays is the same on
+every CPU and BLAS kernel (the forward pass differs between them only in the last bits).
 """
 
 from __future__ import annotations

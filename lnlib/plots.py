@@ -1,7 +1,9 @@
 """The figures of notebooks 02–13, drawn on `lnlib.figure_kit` (palette, font, canvas, alt text). Each function
 takes numbers or a result of a topic module (`stages`, `groups`, `pitfalls`, `invariance`, `numerics`,
-`transformer`) and returns a `Figure` not registered with pyplot, with its Chinese `alt_text` (in Jupyter the PNG's
+`transformer`) and returns a `Figure` not registered with pyplot, with its `alt_text` (in Jupyter the PNG's
 `{"image/png": {"alt": …}}` metadata, which the course site and its JupyterLab extension turn into `<img alt>`).
+Every word drawn or described is a message of the catalogue domain `figures` (`lnlib.i18n`), in the language chosen
+when the figure is built; TeX is a field of the message, and the example's tokens are shown by `labels.token_labels`.
 
 Each figure an explorer moves has a handle next to its builder (`StageFigure`, `EpsilonFigure`, `ScaleShiftFigure`,
 `ValueHeatmapFigure`, `HighlightFigure`, `DepthFigure`, `AttentionFigure`: `figure_kit.FigureHandle`s). The builder

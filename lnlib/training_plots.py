@@ -1,9 +1,10 @@
 """Figures of notebook 15 (training with and without normalization): loss curves, gradient norms, per-layer scales,
-learning-rate sweeps. Every function returns a matplotlib `Figure` (no pyplot), with Chinese labels and a Chinese
-alt text built from the data (`lnlib.plots.alt_text`); each series has an Okabe–Ito colour AND its own line style and
-marker, so it reads in grey too. The colours of series that share an axes are drawn from five Okabe–Ito colours
-(black, blue, sky blue, vermillion, yellow) that stay ≥ 20 CIEDE2000 apart under simulated deuteranopia and
-protanopia (tests/test_figure_access.py); orange, green and purple would collide with vermillion or blue.
+learning-rate sweeps. Every function returns a matplotlib `Figure` (no pyplot), with labels and an alt text
+(`lnlib.plots.alt_text`) built from the data, their words messages of the catalogue domain `figures`; each series has
+an Okabe–Ito colour AND its own line style and marker, so it reads in grey too. The colours of series that share an
+axes are drawn from five Okabe–Ito colours (black, blue, sky blue, vermillion, yellow) that stay ≥ 20 CIEDE2000 apart
+under simulated deuteranopia and protanopia (tests/test_figure_access.py); orange, green and purple would collide
+with vermillion or blue.
 """
 
 from __future__ import annotations
