@@ -138,7 +138,7 @@ def to_png(fig: Figure, dpi: int = 100) -> bytes:
 
 
 def alt_text(fig: Figure) -> str:
-    """The Chinese description of what a figure made here shows ("" for other figures)."""
+    """The description of what a figure made here shows, in its language ("" for other figures)."""
     return getattr(fig, "alt_text", "")
 
 

@@ -10,10 +10,13 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .figure_kit import COLORS, GUIDE, INK, new_figure
-from .labels import vector_text
+from .i18n import message
+from .labels import dim_label, vector_text
 from .stages import normalize
 
 __all__ = ["circle_of_xhat", "sphere_view"]
+
+_XHAT = r"$\hat{x}$"
 
 
 def circle_of_xhat(num: int = 200) -> np.ndarray:
@@ -41,13 +44,10 @@ def sphere_view(inputs=None, *, seed: int = 0) -> Figure:
     if not np.all(np.isfinite(x)) or np.any(np.ptp(x, axis=1) == 0):
         raise ValueError("inputs: expected finite rows that are not constant (a constant row has no x̂ for ε = 0)")
     xhat = normalize(x, eps=0.0)
-    pairs = "；".join(f"{vector_text(row)} → {vector_text(img)}" for row, img in zip(x, xhat, strict=True))
-    alt = (
-        f"三维示意图（d = 3）：{x.shape[0]} 个输入向量（灰色三角）和它们 ε = 0 时的归一化结果 x̂（橙色圆点），"
-        "虚线把每个输入连到它的 x̂。所有 x̂ 都落在一个黑色的圆上，它是与方向 1 = (1, 1, 1) 垂直的平面"
-        " x̂₁ + x̂₂ + x̂₃ = 0（浅蓝色圆盘）和半径 √3 的球面的交线。各输入及其 x̂："
-        f"{pairs}。"
+    pairs = message("figures.sep.clause").join(
+        f"{vector_text(row)} → {vector_text(img)}" for row, img in zip(x, xhat, strict=True)
     )
+    alt = message("figures.geometry.alt", count=x.shape[0], pairs=pairs)
     fig = new_figure((7.2, 6.0), alt)
     ax = fig.add_subplot(projection="3d")
     # the plane x₁ + x₂ + x₃ = 0, as a translucent disk of radius 2.4
@@ -57,20 +57,32 @@ def sphere_view(inputs=None, *, seed: int = 0) -> Figure:
     px, py, pz = (r * np.cos(t) * u[i] + r * np.sin(t) * v[i] for i in range(3))
     ax.plot_surface(px, py, pz, color="#bfdbfe", alpha=0.25, linewidth=0, shade=False)
     circle = circle_of_xhat()
-    circle_label = r"所有 $\hat{x}$ 所在的圆：$\hat{x}_1+\hat{x}_2+\hat{x}_3 = 0$，$\|\hat{x}\| = \sqrt{3}$"
+    circle_label = message(
+        "figures.geometry.circle",
+        xhat=_XHAT,
+        plane=r"$\hat{x}_1+\hat{x}_2+\hat{x}_3 = 0$",
+        norm=r"$\|\hat{x}\| = \sqrt{3}$",
+    )
     # the circle in black, not in the x̂ orange: the dots on it must stay apart from it (tests/test_figure_access.py)
     ax.plot(*circle.T, color=INK, linewidth=2.0, label=circle_label)
     ax.quiver(0, 0, 0, 1.6, 1.6, 1.6, color=GUIDE, arrow_length_ratio=0.12, linewidth=1.5)
-    ax.text(1.7, 1.7, 1.85, "方向 1 = (1, 1, 1)", color=INK)
+    ax.text(1.7, 1.7, 1.85, message("figures.geometry.direction"), color=INK)
     for row, img in zip(x, xhat, strict=True):
         ax.plot(*np.stack([row, img]).T, color=GUIDE, linestyle="--", linewidth=0.9, gid="guide")
-    ax.scatter(*x.T, color="#64748b", marker="^", s=34, depthshade=False, label="输入 x")
-    xhat_label = r"$\hat{x}$（ε = 0 的归一化结果）"
+    ax.scatter(*x.T, color="#64748b", marker="^", s=34, depthshade=False, label=message("figures.geometry.inputs"))
+    xhat_label = message("figures.geometry.xhat", xhat=_XHAT)
     ax.scatter(*xhat.T, color=COLORS["normalized"], edgecolor="black", s=40, depthshade=False, label=xhat_label)
     lim = 3.2
-    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), zlim=(-lim, lim), xlabel="第 1 维", ylabel="第 2 维", zlabel="第 3 维")
+    ax.set(
+        xlim=(-lim, lim),
+        ylim=(-lim, lim),
+        zlim=(-lim, lim),
+        xlabel=dim_label(1),
+        ylabel=dim_label(2),
+        zlabel=dim_label(3),
+    )
     ax.set_box_aspect((1, 1, 1))
     ax.view_init(elev=30, azim=10)
-    ax.set_title("d = 3：归一化结果只能落在「与 1 垂直的平面」\n和「半径 √3 的球面」相交的圆上")
+    ax.set_title(message("figures.geometry.title"))
     ax.legend(loc="upper left", fontsize=9)
     return fig

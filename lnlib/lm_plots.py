@@ -1,9 +1,9 @@
 """Figures and tables of notebook 16 (LayerNorm inside the tiny trained Transformer, `lnlib.tiny_lm`).
 
-Built like `lnlib.training_plots`: every figure is a matplotlib `Figure` not registered with pyplot, with Chinese
-labels and a Chinese alt text built from the data; each series has an Okabe–Ito colour and its own marker and dash.
-Numbers are shown to 3 significant digits (`sig`), so what a table displays is the same on every CPU and BLAS kernel
-(the forward pass differs between them only in the last bits).
+Built like `lnlib.training_plots`: every figure is a matplotlib `Figure` not registered with pyplot, with labels and
+an alt text built from the data (messages of the catalogue domain `figures`); each series has an Okabe–Ito colour and
+its own marker and dash. Numbers are shown to 3 significant digits (`sig`), so what a table displays is the same on
+every CPU and BLAS kernel (the forward pass differs between them only in the last bits).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .figure_kit import GUIDE, MUTED_INK, OKABE_ITO, new_figure, outlined, use_cjk_font
-from .labels import dim_label
+from .i18n import Words, message
+from .labels import dim_label, token_label
 from .tables import Grid, Table
 from .tiny_lm import Forward, Score, norm_label
 
@@ -28,7 +29,7 @@ _SERIES = [  # colour, line style, marker: apart in grey too; sky blue and yello
     (OKABE_ITO["blue"], "-.", "P"),
     (OKABE_ITO["vermillion"], ":", "*"),
 ]
-SHORT = {"attn": "注意力前", "mlp": "MLP 前"}
+SHORT = Words({"attn": "figures.lm.short.attn", "mlp": "figures.lm.short.mlp"})
 
 
 def sig(v: float, digits: int = 3) -> str:
@@ -45,11 +46,16 @@ def sig(v: float, digits: int = 3) -> str:
 
 
 def short_label(name: str) -> str:
-    """第 1 层·注意力前 → 1·注意力前; final → 最终."""
+    """The short name of a LayerNorm: "1.attn" → 1·注意力前; final → 最终."""
     if name == "final":
-        return "最终"
+        return message("figures.lm.short.final")
     layer, part = name.split(".")
-    return f"{layer}·{SHORT[part]}"
+    return message("figures.lm.short", layer=layer, part=SHORT[part])
+
+
+def _char(i: int, ch: str) -> str:
+    """The label of the i-th character (0-based) of a sentence: "3 苹" (a token of the example glossed in English)."""
+    return f"{i + 1} {token_label(ch)}"
 
 
 def _table(rows: dict, columns, caption: str, index_name: str) -> Table:
@@ -59,34 +65,39 @@ def _table(rows: dict, columns, caption: str, index_name: str) -> Table:
 def score_table(scores: dict[str, Score], *, caption: str = "") -> Table:
     """Held-out loss, perplexity (e^loss) and accuracy of each model, one row each."""
     rows = {name: [sig(s.loss), sig(math.exp(s.loss)), f"{s.accuracy:.1%}"] for name, s in scores.items()}
-    return _table(rows, ["损失（nats/字）", "困惑度", "下一个字的准确率"], caption, "模型")
+    columns = [message("figures.lm.col.loss_nats"), message("figures.lm.col.perplexity")]
+    columns.append(message("figures.lm.col.next_accuracy"))
+    return _table(rows, columns, caption, message("figures.lm.index.model"))
 
 
 def token_stats_table(fwd: Forward, text: str, names, stat: str, *, caption: str = "") -> Table:
     """μ or σ (stat "mu" / "sigma") of every character's row, one column per LayerNorm."""
     values = fwd.mu if stat == "mu" else fwd.sigma
-    rows = {f"{i + 1} {ch}": [sig(values[n][0, i, 0]) for n in names] for i, ch in enumerate(text)}
-    return _table(rows, [short_label(n) for n in names], caption, "字")
+    rows = {_char(i, ch): [sig(values[n][0, i, 0]) for n in names] for i, ch in enumerate(text)}
+    return _table(rows, [short_label(n) for n in names], caption, message("figures.lm.index.char"))
 
 
 def ablation_table(base: Score, rows: dict[str, Score], *, caption: str = "") -> Table:
     """Each ablation's held-out loss and accuracy, and the change of the loss from the unchanged model."""
-    out = {"不改（训练时的样子）": [sig(base.loss), f"{base.accuracy:.1%}", "0.000"]}
+    out = {message("figures.lm.unchanged"): [sig(base.loss), f"{base.accuracy:.1%}", "0.000"]}
     for name, s in rows.items():
         delta = s.loss - base.loss
         change = f"{delta:+.3f}"
         out[name] = [sig(s.loss), f"{s.accuracy:.1%}", "0.000" if change in ("+0.000", "-0.000") else change]
-    return _table(out, ["损失", "准确率", "损失的变化"], caption, "做法")
+    columns = [
+        message("figures.lm.col.loss"),
+        message("figures.lm.col.accuracy"),
+        message("figures.lm.col.loss_change"),
+    ]
+    return _table(out, columns, caption, message("figures.lm.index.method"))
 
 
 def _sigma_alt(text: str, names, sigma: np.ndarray) -> str:
-    parts = [f"「{ch}」从 {sig(sigma[i, 0])} 到 {sig(sigma[i, -1])}" for i, ch in enumerate(text)]
-    return (
-        f"折线图：句子「{text}」每个字进入 {len(names)} 个 LayerNorm 时那一行的标准差 σ（对数纵轴），"
-        f"从第 1 层注意力前到最终 LayerNorm。"
-        + "；".join(parts)
-        + "。虚线是第 1 篇 3×4 玩具矩阵里「苹果」行的 σ ≈ 2.24。"
-    )
+    parts = [
+        message("figures.lm.sigma_part", char=token_label(ch), first=sig(sigma[i, 0]), last=sig(sigma[i, -1]))
+        for i, ch in enumerate(text)
+    ]
+    return message("figures.lm.sigma_alt", text=text, count=len(names), parts=message("figures.sep.clause").join(parts))
 
 
 def sigma_by_depth(fwd: Forward, text: str, names, *, toy_sigma: float = 5**0.5, title: str = "") -> Figure:
@@ -98,16 +109,21 @@ def sigma_by_depth(fwd: Forward, text: str, names, *, toy_sigma: float = 5**0.5,
     x = np.arange(len(names))
     for i, ch in enumerate(text):
         color, dash, marker = _SERIES[i % len(_SERIES)]
-        ax.plot(x, sigma[i], color=color, linestyle=dash, marker=marker, label=f"{i + 1} {ch}", **outlined(color))
+        ax.plot(x, sigma[i], color=color, linestyle=dash, marker=marker, label=_char(i, ch), **outlined(color))
     ax.axhline(toy_sigma, color=MUTED_INK, linestyle="--", linewidth=1, gid="guide")
-    ax.annotate(f"玩具矩阵「苹果」σ ≈ {sig(toy_sigma)}", (0, toy_sigma), xytext=(0, -12), textcoords="offset points")
+    ax.annotate(
+        message("figures.lm.toy_sigma", sigma=sig(toy_sigma)),
+        (0, toy_sigma),
+        xytext=(0, -12),
+        textcoords="offset points",
+    )
     ax.set_yscale("log")
     ax.set_xticks(x, [short_label(n) for n in names])
-    ax.set_xlabel("LayerNorm（按前向传播的顺序）")
-    ax.set_ylabel("这一行的 σ（对数刻度）")
+    ax.set_xlabel(message("figures.lm.sigma_xlabel"))
+    ax.set_ylabel(message("figures.lm.sigma_ylabel"))
     ax.grid(True, color=GUIDE, linewidth=0.6)
-    ax.legend(title="字", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
-    ax.set_title(title or f"「{text}」：进入每个 LayerNorm 的行，σ 有多大")
+    ax.legend(title=message("figures.lm.index.char"), fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.set_title(title or message("figures.lm.sigma_title", text=text))
     return fig
 
 
@@ -117,11 +133,9 @@ def share_bars(shares: np.ndarray, name: str, *, title: str = "") -> Figure:
     shares = np.asarray(shares, dtype=np.float64)
     d = len(shares)
     order = np.argsort(shares)[::-1]
-    top = "、".join(f"{dim_label(j + 1)} {shares[j]:.0%}" for j in order[:3])
-    alt = (
-        f"柱状图：进入「{norm_label(name)}」的所有行里，{d} 个维度各占 (x − μ)² 总和的比例。"
-        f"最大的三个是 {top}，合计 {shares[order[:3]].sum():.0%}；每维平均分是 {1 / d:.1%}（虚线）。"
-    )
+    top = message("figures.sep.list").join(f"{dim_label(j + 1)} {shares[j]:.0%}" for j in order[:3])
+    total, even = f"{shares[order[:3]].sum():.0%}", f"{1 / d:.1%}"
+    alt = message("figures.lm.share_alt", name=norm_label(name), d=d, top=top, total=total, even=even)
     fig = new_figure((7.2, 3.2), alt)
     ax = fig.add_subplot()
     colors = [OKABE_ITO["vermillion"] if j in order[:3] else OKABE_ITO["blue"] for j in range(d)]
@@ -131,12 +145,18 @@ def share_bars(shares: np.ndarray, name: str, *, title: str = "") -> Figure:
             f"{shares[j]:.0%}", (j + 1, shares[j] * 100), xytext=(0, 2), textcoords="offset points", ha="center"
         )
     ax.axhline(100 / d, color=MUTED_INK, linestyle="--", linewidth=1, gid="guide")
-    ax.annotate(f"平均分 {100 / d:.1f}%", (d, 100 / d), xytext=(0, 3), textcoords="offset points", ha="right")
-    ax.set_xlabel("维度")
-    ax.set_ylabel("占方差的比例（%）")
+    ax.annotate(
+        message("figures.lm.even_share", share=f"{100 / d:.1f}"),
+        (d, 100 / d),
+        xytext=(0, 3),
+        textcoords="offset points",
+        ha="right",
+    )
+    ax.set_xlabel(message("figures.lm.dimension"))
+    ax.set_ylabel(message("figures.lm.share_ylabel"))
     ax.set_xlim(0.2, d + 0.8)
     ax.set_ylim(0, shares.max() * 100 * 1.15)  # room for the largest bar's label under the title
-    ax.set_title(title or f"{norm_label(name)}：每一维占多少方差（橙红色：最大的三维）")
+    ax.set_title(title or message("figures.lm.share_title", name=norm_label(name)))
     return fig
 
 
@@ -145,24 +165,33 @@ def eps_curve(eps, losses, sigma2_band, *, default_eps: float = 1e-5, title: str
     use_cjk_font()
     eps, losses = np.asarray(eps, dtype=np.float64), np.asarray(losses, dtype=np.float64)
     low, high = sigma2_band
-    alt = (
-        f"折线图：推理时把所有 LayerNorm 的 ε 换成 {eps[0]:g} 到 {eps[-1]:g}，留出文本上的损失。"
-        f"ε = {eps[0]:g} 时损失 {sig(losses[0])}，ε = {eps[-1]:g} 时 {sig(losses[-1])}。"
-        f"阴影是真实的行的 σ² 所在的范围（{sig(low)} 到 {sig(high)}）：ε 进入这个范围后，损失才明显上升。"
+    alt = message(
+        "figures.lm.eps_alt",
+        lo=f"{eps[0]:g}",
+        hi=f"{eps[-1]:g}",
+        loss_lo=sig(losses[0]),
+        loss_hi=sig(losses[-1]),
+        low=sig(low),
+        high=sig(high),
     )
     fig = new_figure((7.2, 3.4), alt)
     ax = fig.add_subplot()
     ax.axvspan(low, high, color=OKABE_ITO["sky_blue"], alpha=0.35, linewidth=0)
-    ax.annotate("真实的行的 σ²\n（5% ~ 95% 分位）", (np.sqrt(low * high), losses.max()), ha="center", va="top")
+    ax.annotate(message("figures.lm.band"), (np.sqrt(low * high), losses.max()), ha="center", va="top")
     color, dash, marker = _SERIES[0]
     ax.plot(eps, losses, color=color, linestyle=dash, marker=marker, **outlined(color))
     ax.axvline(default_eps, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1, gid="guide")
-    ax.annotate(f"训练时 ε = {default_eps:g}", (default_eps, losses.min()), xytext=(4, 4), textcoords="offset points")
+    ax.annotate(
+        message("figures.lm.train_eps", eps=f"{default_eps:g}"),
+        (default_eps, losses.min()),
+        xytext=(4, 4),
+        textcoords="offset points",
+    )
     ax.set_xscale("log")
-    ax.set_xlabel("推理时的 ε（对数刻度）")
-    ax.set_ylabel("留出文本上的损失")
+    ax.set_xlabel(message("figures.lm.eps_xlabel"))
+    ax.set_ylabel(message("figures.lm.eps_ylabel"))
     ax.grid(True, color=GUIDE, linewidth=0.6)
-    ax.set_title(title or "ε 要多大才碍事？")
+    ax.set_title(title or message("figures.lm.eps_title"))
     return fig
 
 
@@ -173,15 +202,17 @@ def explorer_table(fwd: Forward, text: str, name: str, guesses, *, dims: int = 4
     for i, ch in enumerate(text):
         j = int(np.argmax(np.abs(xhat[i])))
         guess, p = guesses[i]
-        rows[f"{i + 1} {ch}"] = [
+        rows[_char(i, ch)] = [
             sig(fwd.mu[name][0, i, 0]),
             sig(fwd.sigma[name][0, i, 0]),
             *(sig(v) for v in xhat[i, :dims]),
-            f"{dim_label(j + 1)}：{sig(xhat[i, j])}",
-            f"「{guess}」 {p:.0%}",
+            message("figures.lm.largest", dim=dim_label(j + 1), value=sig(xhat[i, j])),
+            message("figures.lm.guess", guess=token_label(guess), p=f"{p:.0%}"),
         ]
-    columns = ["μ", "σ", *(f"x̂ {dim_label(k + 1)}" for k in range(dims)), "最大的 |x̂|", "猜下一个字"]
-    return _table(rows, columns, f"{norm_label(name)}：每个字的 μ、σ 和 x̂", "字")
+    columns = ["μ", "σ", *(f"x̂ {dim_label(k + 1)}" for k in range(dims))]
+    columns += [message("figures.lm.col.largest"), message("figures.lm.col.guess")]
+    caption = message("figures.lm.explorer_caption", name=norm_label(name))
+    return _table(rows, columns, caption, message("figures.lm.index.char"))
 
 
 def depth_table(fwd: Forward, names, *, caption: str = "") -> Table:
@@ -191,7 +222,9 @@ def depth_table(fwd: Forward, names, *, caption: str = "") -> Table:
         s = fwd.sigma[n].ravel()
         low, mid, high = np.percentile(s, [5, 50, 95])
         rows[norm_label(n)] = [sig(np.abs(fwd.mu[n]).mean()), sig(low), sig(mid), sig(high)]
-    return _table(rows, ["|μ| 的平均", "σ：5% 分位", "σ：中位数", "σ：95% 分位"], caption, "LayerNorm")
+    columns = [message(k) for k in ("figures.lm.col.mean_abs_mu", "figures.lm.col.sigma_5")]
+    columns += [message(k) for k in ("figures.lm.col.sigma_50", "figures.lm.col.sigma_95")]
+    return _table(rows, columns, caption, "LayerNorm")
 
 
 def share_table(shares: dict[str, np.ndarray], *, caption: str = "") -> Table:
@@ -201,5 +234,6 @@ def share_table(shares: dict[str, np.ndarray], *, caption: str = "") -> Table:
         order = np.argsort(s)[::-1]
         rows[norm_label(n)] = [dim_label(order[0] + 1), f"{s[order[0]]:.1%}", f"{s[order[:3]].sum():.1%}"]
     d = len(next(iter(shares.values())))
-    columns = ["最大的一维", "它占的方差", f"最大三维合计（平均分是 {3 / d:.1%}）"]
+    columns = [message("figures.lm.col.largest_dim"), message("figures.lm.col.its_share")]
+    columns.append(message("figures.lm.col.top3", even=f"{3 / d:.1%}"))
     return _table(rows, columns, caption, "LayerNorm")

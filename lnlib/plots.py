@@ -1,7 +1,9 @@
 """The figures of notebooks 02–13, drawn on `lnlib.figure_kit` (palette, font, canvas, alt text). Each function
 takes numbers or a result of a topic module (`stages`, `groups`, `pitfalls`, `invariance`, `numerics`,
-`transformer`) and returns a `Figure` not registered with pyplot, with its Chinese `alt_text` (in Jupyter the PNG's
+`transformer`) and returns a `Figure` not registered with pyplot, with its `alt_text` (in Jupyter the PNG's
 `{"image/png": {"alt": …}}` metadata, which the course site and its JupyterLab extension turn into `<img alt>`).
+Every word drawn or described is a message of the catalogue domain `figures` (`lnlib.i18n`), in the language chosen
+when the figure is built; TeX is a field of the message, and the example's tokens are shown by `labels.token_labels`.
 
 Each figure an explorer moves has a handle next to its builder (`StageFigure`, `EpsilonFigure`, `ScaleShiftFigure`,
 `ValueHeatmapFigure`, `HighlightFigure`, `DepthFigure`, `AttentionFigure`: `figure_kit.FigureHandle`s). The builder
@@ -45,8 +47,9 @@ from .figure_kit import CJK_FONTS as CJK_FONTS  # notebooks and tests call plots
 from .figure_kit import alt_text as alt_text  # notebooks and tests call plots.alt_text
 from .figure_kit import to_png as to_png  # notebooks and tests call plots.to_png
 from .groups import Selection
+from .i18n import message
 from .invariance import ScaleShift
-from .labels import AXIS_TITLES, dim_label, number, residual_form, vector_text
+from .labels import AXIS_TITLES, dim_label, number, residual_form, token_labels, vector_text
 from .live import moving_artists, set_bars, set_cells, split_title
 from .pitfalls import EpsilonEffect
 from .stages import LayerNormSteps
@@ -142,7 +145,7 @@ def _display_factor(*arrays) -> float:
 
 
 def _factor_label(factor: float) -> str:
-    return f"单位：{number(factor)}"
+    return message("figures.plots.unit", factor=number(factor))
 
 
 def _bars(ax, values, color, title, *, ylim=None, hline=None, factor=None):
@@ -204,16 +207,18 @@ def _stage_figure(steps: LayerNormSteps, affine: bool):
 
 
 def _stage_alt(steps: LayerNormSteps, affine: bool) -> str:
-    mu, std_eps = float(steps.mean), float(steps.std_eps)
-    alt = (
-        f"{len(stage_panels(steps, affine=affine))} 幅柱状图，一个 {steps.x.size} 维向量的 LayerNorm 各步骤："
-        f"输入 x = {vector_text(steps.x)}（虚线是均值 μ = {number(mu)}）；"
-        f"中心化 x − μ = {vector_text(steps.centered)}；"
-        f"归一化 x̂ = {vector_text(steps.normalized)}（除以 √(σ² + ε) = {number(std_eps)}）"
-    )
+    fields = {
+        "n": len(stage_panels(steps, affine=affine)),
+        "d": steps.x.size,
+        "x": vector_text(steps.x),
+        "mu": number(float(steps.mean)),
+        "centered": vector_text(steps.centered),
+        "xhat": vector_text(steps.normalized),
+        "std": number(float(steps.std_eps)),
+    }
     if affine:
-        alt += f"；输出 y = γ ⊙ x̂ + β = {vector_text(steps.output)}"
-    return alt + "。"
+        return message("figures.plots.stage_alt_affine", **fields, y=vector_text(steps.output))
+    return message("figures.plots.stage_alt", **fields)
 
 
 def _xhat_bound(d: int) -> float:
@@ -233,8 +238,11 @@ class StageFigure:
         self._x, self._centered, self._xhat = (panel.ax for panel in self._panels)
         bound = 1.3 * _xhat_bound(steps.x.size)  # every row of this length fits: no new axis per typed row
         self._xhat.set_ylim(-bound, bound)
-        self._divisor = split_title(self._xhat, r"归一化 $\hat{x}$", self._divisor_text(steps))
-        self._mean = split_title(self._x, r"输入 $x$", self._mean_text(steps))  # mathtext laid out once
+        normalized = message("figures.plots.normalized", xhat=r"$\hat{x}$")
+        self._divisor = split_title(self._xhat, normalized, self._divisor_text(steps))
+        self._mean = split_title(
+            self._x, message("figures.plots.input", x="$x$"), self._mean_text(steps)
+        )  # laid out once
         self._row = np.asarray(steps.x, dtype=np.float64).tobytes()
         # a row of the same length only moves these: bars, texts and the y axes of x and x − μ
         self.moving = [
@@ -249,7 +257,7 @@ class StageFigure:
 
     @staticmethod
     def _mean_text(steps) -> str:
-        return f"虚线：μ = {float(steps.mean):.4g}"
+        return message("figures.plots.dashed_mu", mu=f"{float(steps.mean):.4g}")
 
     @staticmethod
     def _divisor_text(steps) -> str:
@@ -286,27 +294,30 @@ def stage_panels(steps: LayerNormSteps, *, affine: bool = False) -> list[tuple]:
     _steps(steps)
     mu, std_eps = float(steps.mean), float(steps.std_eps)
     panels = [
-        (steps.x, COLORS["x"], f"输入 $x$（虚线：$\\mu$ = {mu:.4g}）", mu),
-        (steps.centered, COLORS["centered"], r"中心化 $x-\mu$", None),
-        (steps.normalized, COLORS["normalized"], f"归一化 $\\hat{{x}}$（÷ {std_eps:.4g}）", None),
+        (steps.x, COLORS["x"], message("figures.plots.stage_x", x="$x$", musym=r"$\mu$", mu=f"{mu:.4g}"), mu),
+        (steps.centered, COLORS["centered"], message("figures.plots.centered", expr=r"$x-\mu$"), None),
+        (
+            steps.normalized,
+            COLORS["normalized"],
+            message("figures.plots.stage_xhat", xhat=r"$\hat{x}$", std=f"{std_eps:.4g}"),
+            None,
+        ),
     ]
     if affine:
-        panels.append((steps.output, COLORS["output"], r"输出 $y=\gamma\odot\hat{x}+\beta$", None))
+        output = message("figures.plots.output", expr=r"$y=\gamma\odot\hat{x}+\beta$")
+        panels.append((steps.output, COLORS["output"], output, None))
     return panels
 
 
 def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -> Figure:
     """One bar chart per token (row), on a shared y axis so differences in scale are visible."""
     values = check_matrix(matrix)
-    tokens = check_tokens(tokens, values.shape[0])
+    tokens = token_labels(check_tokens(tokens, values.shape[0]))
     use_cjk_font()
-    rows = "；".join(f"{t} = {vector_text(row)}" for t, row in zip(tokens, values, strict=True))
-    scale = "同一纵轴" if sharey else "各自的纵轴"
-    fig = new_figure(
-        (3.0 * len(tokens), 2.8),
-        f"{title + '：' if title else ''}{len(tokens)} 幅柱状图（{scale}），"
-        f"每个 token 一幅，画出它的 {values.shape[1]} 维：{rows}。",
-    )
+    rows = _rows(tokens, values)
+    scale = message("figures.plots.shared_axis" if sharey else "figures.plots.own_axes")
+    alt = message("figures.plots.token_bars_alt", n=len(tokens), scale=scale, d=values.shape[1], rows=rows)
+    fig = new_figure((3.0 * len(tokens), 2.8), _titled(title, alt))
     axes = fig.subplots(1, len(tokens), sharey=sharey)
     factor = _display_factor(values) if sharey else None  # one shared axis: one unit for every panel
     for ax, token, row in zip(np.atleast_1d(axes), tokens, values, strict=True):
@@ -314,6 +325,18 @@ def token_bars(matrix, tokens=TOKENS, *, sharey: bool = True, title: str = "") -
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
+
+
+def _titled(title: str, text: str) -> str:
+    """An alt text that starts with the figure's title, when it has one."""
+    return message("figures.titled", title=title, text=text) if title else text
+
+
+def _rows(tokens, values) -> str:
+    """'我 = [1, 2]；吃 = [3, 4]': each token's row, for alt text."""
+    return message("figures.sep.clause").join(
+        f"{t} = {vector_text(row)}" for t, row in zip(tokens, values, strict=True)
+    )
 
 
 # --- grids of numbers ----------------------------------------------------------------------------------------
@@ -354,7 +377,7 @@ def _highlight_figure(selection: Selection, tokens):
     sel = expect(selection, Selection, "selection", "lnlib.groups.selection(matrix, mode, index)")
     values, mask = sel.matrix, sel.mask
     n, d = values.shape
-    tokens = check_tokens(tokens, n)
+    tokens = token_labels(check_tokens(tokens, n))
     use_cjk_font()
     fig = new_figure((1.2 * d + 1.5, 0.7 * n + 1.3), _highlight_alt(sel, tokens))
     ax = fig.subplots()
@@ -388,20 +411,34 @@ def _highlight_figure(selection: Selection, tokens):
     )
     ax.set_xticks(range(d), [dim_label(j + 1) for j in range(d)])
     ax.set_yticks(range(n), tokens)
-    stats = f"$\\mu$ = {sel.mean:.4g}，$\\sigma$ = {sel.std:.4g}"
-    ax.set_title(f"{AXIS_TITLES[sel.mode]}：参与统计的 {sel.size} 个数  {stats}", fontsize=10)
+    ax.set_title(_highlight_title(sel, r"$\mu$", r"$\sigma$"), fontsize=10)
     return fig, frame, Cells(ax, image, texts)
+
+
+def _highlight_title(sel: Selection, mu: str, sigma: str) -> str:
+    mean, std = f"{sel.mean:.4g}", f"{sel.std:.4g}"
+    mode = AXIS_TITLES[sel.mode]
+    return message("figures.plots.highlight_title", mode=mode, count=sel.size, mu=mu, mean=mean, sigma=sigma, std=std)
 
 
 def _highlight_alt(sel: Selection, tokens) -> str:
     n, d = sel.matrix.shape
     if sel.mode == "row":
-        which = f"第 {sel.index + 1} 行（{tokens[sel.index]}）"
+        which = message("figures.plots.which_row", row=sel.index + 1, token=tokens[sel.index])
+    elif sel.mode == "column":
+        which = message("figures.plots.which_column", column=sel.index + 1, dim=dim_label(sel.index + 1))
     else:
-        which = f"第 {sel.index + 1} 列（{dim_label(sel.index + 1)}）" if sel.mode == "column" else "全部格子"
-    return (
-        f"{n} × {d} 的数字表格，{which}加框高亮，其余变淡：{AXIS_TITLES[sel.mode]}，参与统计的 {sel.size} 个数"
-        f" {vector_text(sel.matrix[sel.mask])}，μ = {number(sel.mean)}，σ = {number(sel.std)}。"
+        which = message("figures.plots.which_all")
+    return message(
+        "figures.plots.highlight_alt",
+        n=n,
+        d=d,
+        which=which,
+        mode=AXIS_TITLES[sel.mode],
+        count=sel.size,
+        values=vector_text(sel.matrix[sel.mask]),
+        mean=number(sel.mean),
+        std=number(sel.std),
     )
 
 
@@ -412,7 +449,7 @@ class HighlightFigure:
 
     def __init__(self, selection: Selection, tokens=TOKENS):
         self.fig, self._frame, self._cells = _highlight_figure(selection, tokens)
-        self._tokens = check_tokens(tokens, selection.matrix.shape[0])
+        self._tokens = token_labels(check_tokens(tokens, selection.matrix.shape[0]))
         self._ax = self._cells.ax
         self._texts = [t.get_text() for t in self._cells.texts]  # the numbers never change, only their inks
         self._ax.title.set_text(self._title_text(selection))
@@ -420,7 +457,7 @@ class HighlightFigure:
 
     @staticmethod
     def _title_text(sel) -> str:
-        return f"{AXIS_TITLES[sel.mode]}：参与统计的 {sel.size} 个数  μ = {sel.mean:.4g}，σ = {sel.std:.4g}"
+        return _highlight_title(sel, "μ", "σ")
 
     def update(self, selection: Selection) -> list:
         """Show `selection` (a group of the same matrix); returns the artists changed."""
@@ -473,7 +510,7 @@ def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
         left,
         e.steps.normalized,
         COLORS["normalized"],
-        f"$\\hat{{x}}$（$\\varepsilon$ = {e.eps:.0e}）",
+        message("figures.plots.xhat_at_eps", xhat=r"$\hat{x}$", epsym=r"$\varepsilon$", eps=f"{e.eps:.0e}"),
         ylim=(-1.25 * e.limit, 1.25 * e.limit),
     )
     grid = np.logspace(np.log10(lo), np.log10(hi), 200)
@@ -499,16 +536,21 @@ def _epsilon_figure(e: EpsilonEffect, eps_range) -> tuple[Figure, dict]:
         visible=shown,
     )
     right.set_ylim(-0.05, 1.1)
-    right.set_xlabel(r"$\varepsilon$（对数刻度）", fontsize=9)
-    right.set_title(r"$\hat{x}$ 的方差 $=\sigma^2/(\sigma^2+\varepsilon)$", fontsize=10)
+    right.set_xlabel(message("figures.plots.eps_log", eps=r"$\varepsilon$"), fontsize=9)
+    kept = message("figures.plots.kept_title", xhat=r"$\hat{x}$", formula=r"$=\sigma^2/(\sigma^2+\varepsilon)$")
+    right.set_title(kept, fontsize=10)
     return fig, {"bars": bars, "right": right, "curve": curve, "marker": marker, "guide": guide, "label": guide_label}
 
 
 def _epsilon_alt(e: EpsilonEffect, lo: float, hi: float) -> str:
-    return (
-        f"两幅图。左：ε = {e.eps:.0e} 时这一行的 x̂ = {vector_text(e.steps.normalized)}（柱状图）。"
-        f"右：x̂ 的方差 σ²/(σ² + ε) 随 ε 从 {lo:g} 到 {hi:g} 变化的曲线（对数横轴），"
-        f"当前 ε 处的值是 {number(e.kept)}；σ² = {e.variance:.3g}。"
+    return message(
+        "figures.plots.epsilon_alt",
+        eps=f"{e.eps:.0e}",
+        xhat=vector_text(e.steps.normalized),
+        lo=f"{lo:g}",
+        hi=f"{hi:g}",
+        kept=number(e.kept),
+        variance=f"{e.variance:.3g}",
     )
 
 
@@ -567,14 +609,27 @@ def _scale_shift_figure(r: ScaleShift, ylim) -> tuple[Figure, tuple[Bars, Bars]]
     use_cjk_font()
     fig = new_figure((7.2, 2.9), _scale_shift_alt(r))
     left, right = fig.subplots(1, 2)
-    moved = _bars(left, r.moved, COLORS["x"], f"$a\\cdot x+b$（$a$ = {r.scale:.3g}，$b$ = {r.shift:.3g}）", ylim=ylim)
-    return fig, (moved, _bars(right, r.normalized, COLORS["normalized"], r"归一化 $\hat{x}$", ylim=(-2, 2)))
+    title = message(
+        "figures.plots.moved_title",
+        expr=r"$a\cdot x+b$",
+        a="$a$",
+        scale=f"{r.scale:.3g}",
+        b="$b$",
+        shift=f"{r.shift:.3g}",
+    )
+    moved = _bars(left, r.moved, COLORS["x"], title, ylim=ylim)
+    normalized = message("figures.plots.normalized", xhat=r"$\hat{x}$")
+    return fig, (moved, _bars(right, r.normalized, COLORS["normalized"], normalized, ylim=(-2, 2)))
 
 
 def _scale_shift_alt(r: ScaleShift) -> str:
-    return (
-        f"两幅柱状图。左：a·x + b = {vector_text(r.moved)}（a = {number(r.scale)}，b = {number(r.shift)}，"
-        f"x = {vector_text(r.x)}）。右：它归一化后的 x̂ = {vector_text(r.normalized)}。"
+    return message(
+        "figures.plots.scale_shift_alt",
+        moved=vector_text(r.moved),
+        a=number(r.scale),
+        b=number(r.shift),
+        x=vector_text(r.x),
+        xhat=vector_text(r.normalized),
     )
 
 
@@ -599,7 +654,7 @@ class ScaleShiftFigure:
 
     @staticmethod
     def _title_text(r) -> str:
-        return f"a = {r.scale:.3g}，b = {r.shift:.3g}"
+        return message("figures.plots.ab", a=f"{r.scale:.3g}", b=f"{r.shift:.3g}")
 
     def update(self, result: ScaleShift) -> list:
         """Move the figure to `result` (a row of the same length); returns the artists changed."""
@@ -627,7 +682,7 @@ def _value_heatmap_figure(matrix, tokens, title: str, limit) -> tuple[Figure, Ce
     """`value_heatmap`'s figure and its cells (for `ValueHeatmapFigure`)."""
     values = check_matrix(matrix)
     n, d = values.shape
-    tokens = check_tokens(tokens, n)
+    tokens = token_labels(check_tokens(tokens, n))
     limit = _heatmap_limit(values, limit)
     use_cjk_font()
     fig = new_figure((1.2 * d + 1.8, 0.7 * n + 1.3), _heatmap_alt(values, tokens, limit))
@@ -664,8 +719,7 @@ def _heatmap_shown(values: np.ndarray, limit: float) -> tuple[np.ndarray, float]
 
 def _heatmap_alt(values: np.ndarray, tokens, limit: float) -> str:
     n, d = values.shape
-    rows = "；".join(f"{t} = {vector_text(row)}" for t, row in zip(tokens, values, strict=True))
-    return f"{n} × {d} 的热图（蓝色为负，红色为正，颜色范围 ±{number(limit)}），每格写着数值：{rows}。"
+    return message("figures.plots.heatmap_alt", n=n, d=d, limit=number(limit), rows=_rows(tokens, values))
 
 
 class ValueHeatmapFigure:
@@ -675,7 +729,7 @@ class ValueHeatmapFigure:
     def __init__(self, matrix, tokens=TOKENS, *, title: str = "", limit: float | None = None):
         self.fig, self._cells = _value_heatmap_figure(matrix, tokens, title, limit)
         values = check_matrix(matrix)
-        self._tokens, self._limit = check_tokens(tokens, values.shape[0]), _heatmap_limit(values, limit)
+        self._tokens, self._limit = token_labels(check_tokens(tokens, values.shape[0])), _heatmap_limit(values, limit)
         self._ax = self._cells.ax
         self.moving = moving_artists(self._ax)
 
@@ -696,23 +750,22 @@ def jacobian_heatmap(jac, *, title: str = "") -> Figure:
     use_cjk_font()
     d = values.shape[0]
     limit = float(np.max(np.abs(values))) or 1.0
-    rows = "；".join(f"y{i + 1} 行 = {vector_text(row)}" for i, row in enumerate(values))
-    fig = new_figure(
-        (0.9 * d + 2.2, 0.8 * d + 1.2),
-        f"{d} × {d} 的雅可比矩阵热图，第 i 行第 j 列是 ∂y_i/∂x_j（蓝色为负，红色为正）：{rows}。",
+    rows = message("figures.sep.clause").join(
+        message("figures.plots.jac_row", i=i + 1, values=vector_text(row)) for i, row in enumerate(values)
     )
+    fig = new_figure((0.9 * d + 2.2, 0.8 * d + 1.2), message("figures.plots.jac_alt", d=d, rows=rows))
     ax = fig.subplots()
     factor = _display_factor(values)
     image = ax.imshow(values / factor, cmap="RdBu_r", vmin=-limit / factor, vmax=limit / factor)
     _cell_text(ax, image, values, [[number(v) for v in row] for row in values], 10)
     ax.set_xticks(range(d), [f"$x_{{{j + 1}}}$" for j in range(d)])
     ax.set_yticks(range(d), [f"$y_{{{i + 1}}}$" for i in range(d)])
-    ax.set_xlabel(r"对输入 $x_j$ 求导")
-    ax.set_ylabel(r"输出 $y_i$")
+    ax.set_xlabel(message("figures.plots.jac_xlabel", x="$x_j$"))
+    ax.set_ylabel(message("figures.plots.output", expr="$y_i$"))
     bar = fig.colorbar(image, ax=ax, shrink=0.8)
     if factor != 1:
         bar.set_label(_factor_label(factor), fontsize=8)
-    ax.set_title(title or r"雅可比矩阵 $\partial y_i / \partial x_j$", fontsize=10)
+    ax.set_title(title or message("figures.plots.jac_title", expr=r"$\partial y_i / \partial x_j$"), fontsize=10)
     return fig
 
 
@@ -730,25 +783,28 @@ def variance_error_plot(offsets, one_pass, two_pass, true_variance: float, *, dt
     if not np.all(offsets > 0) or not np.all(np.isfinite(offsets)):
         raise ValueError("offsets: expected positive finite offsets (the axis is logarithmic)")
     use_cjk_font()
-    alt = (
-        f"折线图（横轴是对数刻度的偏移量 c，从 {number(offsets[0])} 到 {number(offsets[-1])}）：{dtype_name} 下"
-        f"一遍法算出的方差依次为 {vector_text(one_pass)}，两遍法为 {vector_text(two_pass)}；"
-        f"真实值 {number(true_variance)} 画成水平虚线。"
+    alt = message(
+        "figures.plots.variance_alt",
+        lo=number(offsets[0]),
+        hi=number(offsets[-1]),
+        dtype=dtype_name,
+        one=vector_text(one_pass),
+        two=vector_text(two_pass),
+        true=number(true_variance),
     )
     fig = new_figure((6.4, 3.2), alt)
     ax = fig.subplots()
-    ax.plot(
-        offsets, one_pass, marker="o", linestyle="-", color=OKABE_ITO["vermillion"], label=r"一遍法 $E[x^2]-E[x]^2$"
-    )
-    ax.plot(offsets, two_pass, marker="s", linestyle="--", color=OKABE_ITO["blue"], label=r"两遍法 $E[(x-\mu)^2]$")
-    ax.axhline(
-        true_variance, color=INK, linewidth=0.8, linestyle=":", label=f"真实值 {number(true_variance)}", gid="guide"
-    )
+    one = message("figures.plots.one_pass", expr=r"$E[x^2]-E[x]^2$")
+    ax.plot(offsets, one_pass, marker="o", linestyle="-", color=OKABE_ITO["vermillion"], label=one)
+    two = message("figures.plots.two_pass", expr=r"$E[(x-\mu)^2]$")
+    ax.plot(offsets, two_pass, marker="s", linestyle="--", color=OKABE_ITO["blue"], label=two)
+    true = message("figures.plots.true_value", value=number(true_variance))
+    ax.axhline(true_variance, color=INK, linewidth=0.8, linestyle=":", label=true, gid="guide")
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=1.0)
-    ax.set_xlabel(r"偏移量 $c$（输入是 $c + [0, 1, 2, 3]$）")
-    ax.set_ylabel(r"算出的方差 $\sigma^2$")
-    ax.set_title(f"{dtype_name} 下两种方差算法的结果", fontsize=10)
+    ax.set_xlabel(message("figures.plots.offset_axis", c="$c$", row="$c + [0, 1, 2, 3]$"))
+    ax.set_ylabel(message("figures.plots.computed_variance", expr=r"$\sigma^2$"))
+    ax.set_title(message("figures.plots.variance_title", dtype=dtype_name), fontsize=10)
     ax.legend(fontsize=8)
     return fig
 
@@ -766,18 +822,12 @@ def ln_vs_bn(layer, batch, tokens=TOKENS) -> Figure:
     if layer.shape != batch.shape:
         raise ValueError(f"batch: expected the shape of layer {layer.shape}, got {batch.shape}")
     n, d = layer.shape
-    tokens = check_tokens(tokens, n)
+    tokens = token_labels(check_tokens(tokens, n))
     use_cjk_font()
-    alt = (
-        "两幅并排的数字热图。左：按行归一化（LayerNorm），"
-        + "；".join(f"{t} = {vector_text(r)}" for t, r in zip(tokens, layer, strict=True))
-        + "。右：按列归一化（BatchNorm），"
-        + "；".join(f"{t} = {vector_text(r)}" for t, r in zip(tokens, batch, strict=True))
-        + "。左图框出第一行，右图框出第一列：各是共用一组 μ、σ 的数。"
-    )
+    alt = message("figures.plots.ln_bn_alt", layer=_rows(tokens, layer), batch=_rows(tokens, batch))
     panels = [
-        (layer, "按行归一化（LayerNorm）：每个 token 一组 $\\mu,\\sigma$", "row"),
-        (batch, "按列归一化（BatchNorm）：每一维一组 $\\mu,\\sigma$", "column"),
+        (layer, message("figures.plots.by_row", musigma=r"$\mu,\sigma$"), "row"),
+        (batch, message("figures.plots.by_column", musigma=r"$\mu,\sigma$"), "column"),
     ]
     fig = new_figure((2.4 * d + 1.5, 0.8 * n + 1.6), alt)
     for ax, (out, title, mode) in zip(fig.subplots(1, 2), panels, strict=True):
@@ -815,40 +865,40 @@ _SKIP_ARROW = {
 def add_norm_diagram() -> Figure:
     """Notebook 09: one sub-layer in Post-LN form, LN(x + F(x)), and in Pre-LN form, x + F(LN(x)), as block diagrams."""
     use_cjk_font()
-    alt = (
-        "两幅方框流程图。左：Post-LN（原始 Transformer），输入 x_l 经过子层 F，与 x_l 相加，再做 LayerNorm，"
-        "得到输出 x_{l+1} = LN(x_l + F(x_l))。右：Pre-LN（GPT-2 等），输入 x_l 先做 LayerNorm 再进子层 F，"
-        "结果与原来的 x_l 相加，得到 x_{l+1} = x_l + F(LN(x_l))；残差连接不经过 LN。"
-    )
+    alt = message("figures.plots.add_norm_alt", next="x_{l+1}")
     fig = new_figure((9, 5.2), alt)
     left, right = fig.subplots(1, 2)
     ln, sub, add = "#fde68a", "#bfdbfe", PALE
     # Post-LN: x → F → ⊕ → LN → out
-    _box(left, 0, 0, "输入 $x_l$", add)
-    _box(left, 0, 1.3, "子层 $F$\n(注意力或前馈)", sub, h=0.7)
-    _box(left, 0, 2.6, "相加 $x_l + F(x_l)$", add, w=2.2)
+    inp, out = message("figures.plots.input", x="$x_l$"), message("figures.plots.output", expr="$x_{l+1}$")
+    sublayer = message("figures.plots.sublayer", f="$F$")
+    _box(left, 0, 0, inp, add)
+    _box(left, 0, 1.3, sublayer, sub, h=0.7)
+    _box(left, 0, 2.6, message("figures.plots.add", expr="$x_l + F(x_l)$"), add, w=2.2)
     _box(left, 0, 3.7, "LayerNorm", ln)
-    _box(left, 0, 4.8, "输出 $x_{l+1}$", add)
+    _box(left, 0, 4.8, out, add)
     _arrow(left, (0, 0.25), (0, 0.95))
     _arrow(left, (0, 1.65), (0, 2.35))
     _arrow(left, (0, 2.85), (0, 3.45))
     _arrow(left, (0, 3.95), (0, 4.55))
     left.annotate("", xy=(-1.1, 2.6), xytext=(-0.8, 0), arrowprops=_SKIP_ARROW)
-    left.text(-1.55, 1.3, "残差\n连接", color=ACCENT_TEXT, ha="center", fontsize=9)
-    left.set_title("Post-LN（原始 Transformer）\n$x_{l+1} = \\mathrm{LN}(x_l + F(x_l))$", fontsize=11)
+    left.text(-1.55, 1.3, message("figures.plots.residual_short"), color=ACCENT_TEXT, ha="center", fontsize=9)
+    post = message("figures.plots.post_title", formula=r"$x_{l+1} = \mathrm{LN}(x_l + F(x_l))$")
+    left.set_title(post, fontsize=11)
     # Pre-LN: x → LN → F → ⊕ → out
-    _box(right, 0, 0, "输入 $x_l$", add)
+    _box(right, 0, 0, inp, add)
     _box(right, 0, 1.1, "LayerNorm", ln)
-    _box(right, 0, 2.3, "子层 $F$\n(注意力或前馈)", sub, h=0.7)
-    _box(right, 0, 3.6, "相加 $x_l + F(\\mathrm{LN}(x_l))$", add, w=2.6)
-    _box(right, 0, 4.8, "输出 $x_{l+1}$", add)
+    _box(right, 0, 2.3, sublayer, sub, h=0.7)
+    _box(right, 0, 3.6, message("figures.plots.add", expr=r"$x_l + F(\mathrm{LN}(x_l))$"), add, w=2.6)
+    _box(right, 0, 4.8, out, add)
     _arrow(right, (0, 0.25), (0, 0.85))
     _arrow(right, (0, 1.35), (0, 1.95))
     _arrow(right, (0, 2.65), (0, 3.35))
     _arrow(right, (0, 3.85), (0, 4.55))
     right.annotate("", xy=(-1.3, 3.6), xytext=(-0.8, 0), arrowprops=_SKIP_ARROW)
-    right.text(-1.75, 1.8, "残差连接\n（不经过 LN）", color=ACCENT_TEXT, ha="center", fontsize=9)
-    right.set_title("Pre-LN（GPT-2 等）\n$x_{l+1} = x_l + F(\\mathrm{LN}(x_l))$", fontsize=11)
+    right.text(-1.75, 1.8, message("figures.plots.residual_bypass"), color=ACCENT_TEXT, ha="center", fontsize=9)
+    pre = message("figures.plots.pre_title", formula=r"$x_{l+1} = x_l + F(\mathrm{LN}(x_l))$")
+    right.set_title(pre, fontsize=11)
     for ax in (left, right):
         ax.set_xlim(-2.4, 1.6)
         ax.set_ylim(-0.5, 5.3)
@@ -917,11 +967,19 @@ def _depth_figure(series, xlabel, ylabel, title, start, x, logy, guides):
 
 
 def _depth_alt(data: dict, guides: dict, positions, xlabel: str, ylabel: str, title: str, logy: bool) -> str:
-    where = f"横轴（{xlabel or '位置'}）取 {vector_text(positions)}"
-    log_note = "（对数刻度）" if logy and "对数" not in ylabel else ""
-    lines = "；".join(f"{residual_form(k)} = {vector_text(v)}" for k, v in data.items())
-    lines += "".join(f"；参考线 {k} = {vector_text(v)}" for k, v in guides.items())
-    return f"折线图：{title + '，' if title else ''}纵轴是 {ylabel}{log_note}，{where}：{lines}。"
+    said = message("figures.plots.log_word") in ylabel  # the y label already says the axis is logarithmic
+    log_note = message("figures.paren", text=message("figures.training.log_scale")) if logy and not said else ""
+    lines = [f"{residual_form(k)} = {vector_text(v)}" for k, v in data.items()]
+    lines += [message("figures.plots.guide_line", name=k, values=vector_text(v)) for k, v in guides.items()]
+    return message(
+        "figures.plots.depth_alt",
+        title=title + message("figures.sep.comma") if title else "",
+        ylabel=ylabel,
+        log=log_note,
+        xlabel=xlabel or message("figures.plots.position"),
+        positions=vector_text(positions),
+        lines=message("figures.sep.clause").join(lines),
+    )
 
 
 class DepthFigure:
@@ -966,7 +1024,7 @@ def _attention_figure(weights, tokens, entropy, title):
     n, m = w.shape
     if n != m:
         raise ValueError(f"weights: expected a square (tokens × tokens) matrix, got shape {w.shape}")
-    tokens = check_tokens(tokens, n)
+    tokens = token_labels(check_tokens(tokens, n))
     h = np.asarray(entropy, dtype=np.float64).reshape(-1)
     if h.size != n or not np.all(np.isfinite(h)):
         raise ValueError(f"entropy: expected {n} finite values (one per row), got {entropy!r}")
@@ -977,17 +1035,17 @@ def _attention_figure(weights, tokens, entropy, title):
     cells = _cell_text(left, image, w, [[f"{v:.3f}" for v in row] for row in w], 10)
     left.set_xticks(range(m), tokens)
     left.set_yticks(range(n), tokens)
-    left.set_xlabel("被关注的 token（key）")
-    left.set_ylabel("发出查询的 token（query）")
-    left.set_title("注意力权重（每行和为 1）", fontsize=10)
+    left.set_xlabel(message("figures.plots.key_axis"))
+    left.set_ylabel(message("figures.plots.query_axis"))
+    left.set_title(message("figures.plots.weights_title"), fontsize=10)
     bars = right.barh(range(n), h, color=OKABE_ITO["sky_blue"], edgecolor=INK, linewidth=0.6)
     right.axvline(np.log(m), color=ACCENT, linestyle="--", linewidth=1.2, gid="guide")
     texts = [right.text(v, i, f" {v:.3f}", va="center", fontsize=9, color=INK) for i, v in enumerate(h)]
     right.set_yticks(range(n), tokens)
     right.invert_yaxis()
     right.set_xlim(0, max(np.log(m), 1.0) * 1.25)  # one key: ln 1 = 0, the axis still needs a width
-    right.set_xlabel("熵（nats）；虚线 = 均匀分布的 ln n")
-    right.set_title("每行的熵：越小越「尖」", fontsize=10)
+    right.set_xlabel(message("figures.plots.entropy_axis"))
+    right.set_title(message("figures.plots.entropy_title"), fontsize=10)
     if title:
         fig.suptitle(title, fontsize=11)
     return fig, cells, Bars(right, list(bars), texts)
@@ -995,11 +1053,11 @@ def _attention_figure(weights, tokens, entropy, title):
 
 def _attention_alt(w: np.ndarray, tokens, h: np.ndarray, title: str) -> str:
     n = w.shape[0]
-    rows = "；".join(f"{t} 这一行 {vector_text(r)}，熵 {number(v)}" for t, r, v in zip(tokens, w, h, strict=True))
-    return (
-        f"{title + '：' if title else ''}左边是 {n} × {n} 的注意力权重热图（行是发出查询的 token，列是被关注的"
-        f" token，每行和为 1），右边是每行的熵（条形图，虚线是均匀分布的 ln {n} = {number(np.log(n))}）：{rows}。"
+    rows = message("figures.sep.clause").join(
+        message("figures.plots.attention_row", token=t, weights=vector_text(r), entropy=number(v))
+        for t, r, v in zip(tokens, w, h, strict=True)
     )
+    return _titled(title, message("figures.plots.attention_alt", n=n, ln=number(np.log(n)), rows=rows))
 
 
 class AttentionFigure:
@@ -1009,7 +1067,7 @@ class AttentionFigure:
     def __init__(self, weights, tokens, *, entropy):
         self.fig, self._cells, entropy_bars = _attention_figure(weights, tokens, entropy, "")
         self._bars, self._labels = entropy_bars.bars, entropy_bars.labels
-        self._tokens = check_tokens(tokens, len(self._bars))
+        self._tokens = token_labels(check_tokens(tokens, len(self._bars)))
         self._weights, right = self._cells.ax, entropy_bars.ax
         self.moving = [*moving_artists(self._weights), *moving_artists(right)]
 

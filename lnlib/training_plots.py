@@ -1,9 +1,10 @@
 """Figures of notebook 15 (training with and without normalization): loss curves, gradient norms, per-layer scales,
-learning-rate sweeps. Every function returns a matplotlib `Figure` (no pyplot), with Chinese labels and a Chinese
-alt text built from the data (`lnlib.plots.alt_text`); each series has an Okabe–Ito colour AND its own line style and
-marker, so it reads in grey too. The colours of series that share an axes are drawn from five Okabe–Ito colours
-(black, blue, sky blue, vermillion, yellow) that stay ≥ 20 CIEDE2000 apart under simulated deuteranopia and
-protanopia (tests/test_figure_access.py); orange, green and purple would collide with vermillion or blue.
+learning-rate sweeps. Every function returns a matplotlib `Figure` (no pyplot), with labels and an alt text
+(`lnlib.plots.alt_text`) built from the data, their words messages of the catalogue domain `figures`; each series has
+an Okabe–Ito colour AND its own line style and marker, so it reads in grey too. The colours of series that share an
+axes are drawn from five Okabe–Ito colours (black, blue, sky blue, vermillion, yellow) that stay ≥ 20 CIEDE2000 apart
+under simulated deuteranopia and protanopia (tests/test_figure_access.py); orange, green and purple would collide
+with vermillion or blue.
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from .figure_kit import (
     set_alt_text,
     use_cjk_font,
 )
-from .labels import NORM_NAMES, RESIDUAL_FORMS, layer_label, number
+from .i18n import Words, message
+from .labels import NORM_NAMES, layer_label, number
 from .training import Run, Snapshot
 
 BLACK, BLUE, SKY, VERMILLION, YELLOW = (OKABE_ITO[k] for k in ("black", "blue", "sky_blue", "vermillion", "yellow"))
-NAMES = {**NORM_NAMES, "post": RESIDUAL_FORMS["post"], "pre": RESIDUAL_FORMS["pre"]}  # notebook 15's variants
+NAMES = Words({**NORM_NAMES.keys_, "post": "words.form.post", "pre": "words.form.pre"})  # notebook 15's variants
 LEARNED, DIVERGED = "trains", "diverged"  # the keys of OutcomeMap.counts (training_map.outcome_of's codes)
 STYLES = {  # key: (colour, line style, marker); the MLP's four and the Transformer's two each stay apart
     "none": (BLACK, ":", "x"),
@@ -100,11 +102,21 @@ def style(key, i: int = 0) -> dict:
 
 
 def label(key) -> str:
-    """'LayerNorm', 'Post-LN, warm-up 50 步' …: a readable name for a series key (str or (name, warm-up))."""
+    """'LayerNorm', 'Post-LN，warm-up 50 步' …: a readable name for a series key (str or (name, warm-up))."""
     if isinstance(key, tuple):
         name, warmup = key
-        return f"{NAMES.get(name, name)}，{'无 warm-up' if not warmup else f'warm-up {warmup} 步'}"
+        steps = message("figures.training.warmup_steps", count=warmup) if warmup else None
+        return message(
+            "figures.training.with_warmup",
+            name=NAMES.get(name, name),
+            warmup=steps or message("figures.training.no_warmup"),
+        )
     return NAMES.get(key, str(key))
+
+
+def _titled(title: str, text: str) -> str:
+    """An alt text that starts with the figure's title, when it has one."""
+    return message("figures.titled", title=title, text=text) if title else text
 
 
 def _smooth(values: np.ndarray, window: int) -> np.ndarray:
@@ -127,9 +139,14 @@ def _course(key, values, smooth: int, diverged: bool) -> str:
     y = _smooth(np.asarray(values, dtype=np.float64), smooth)
     finite = np.flatnonzero(np.isfinite(y))
     if not finite.size:
-        return f"{label(key)} 没有有限的值"
-    text = f"{label(key)} 从 {y[finite[0]]:.3g} 到 {y[finite[-1]]:.3g}（{y.size} 步"
-    return text + (f"，第 {finite[-1] + 1} 步发散）" if diverged else "）")  # steps counted from 1, as drawn
+        return message("figures.training.course_none", name=label(key))
+    first, last = f"{y[finite[0]]:.3g}", f"{y[finite[-1]]:.3g}"
+    if diverged:  # steps counted from 1, as drawn
+        step = finite[-1] + 1
+        return message(
+            "figures.training.course_diverged", name=label(key), first=first, last=last, count=y.size, step=step
+        )
+    return message("figures.training.course", name=label(key), first=first, last=last, count=y.size)
 
 
 def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool) -> list:
@@ -142,7 +159,7 @@ def _curve(ax, key, i, values, *, smooth: int, logy: bool, diverged: bool) -> li
     lines = ax.plot(
         x[finite],
         y[finite],
-        label=label(key) + ("（发散）" if diverged else ""),
+        label=message("figures.training.diverged_label", name=label(key)) if diverged else label(key),
         markevery=every,
         markersize=5,
         linewidth=1.6,
@@ -174,22 +191,22 @@ def _curves(axes, runs: dict, smooth: int, logy: bool) -> list:
 
 
 def _loss_alt(runs: dict, title: str, smooth: int, logy: bool, grad_norms: bool) -> str:
-    averaged = f"最近 {smooth} 步的平均" if smooth > 1 else ""
-    scale = "，".join(filter(None, [averaged, "对数刻度" if logy else ""]))
-    alt = (
-        f"{title + '：' if title else ''}{'左图是' if grad_norms else ''}折线图，横轴是训练步数，纵轴是训练损失"
-        f"{'（' + scale + '）' if scale else ''}，每条线是一次训练："
-        + "；".join(_course(k, r.losses, smooth, r.diverged) for k, r in runs.items())
-        + "。"
+    averaged = message("figures.training.averaged", steps=smooth) if smooth > 1 else ""
+    scale = message("figures.sep.comma").join(
+        filter(None, [averaged, message("figures.training.log_scale") if logy else ""])
+    )
+    scale = message("figures.paren", text=scale) if scale else ""
+    clause = message("figures.sep.clause")
+    courses = clause.join(_course(k, r.losses, smooth, r.diverged) for k, r in runs.items())
+    alt = message(
+        "figures.training.loss_alt_left" if grad_norms else "figures.training.loss_alt", scale=scale, courses=courses
     )
     if grad_norms:
-        alt += "右图是全局梯度范数（对数刻度）：" + "；".join(
-            _course(k, r.grad_norms, smooth, r.diverged) for k, r in runs.items()
-        )
-        alt += "。"
+        courses = clause.join(_course(k, r.grad_norms, smooth, r.diverged) for k, r in runs.items())
+        alt += message("figures.training.grad_alt", courses=courses)
     if any(r.diverged for r in runs.values()):
-        alt += "大 × 标出发散的训练停下的地方。"
-    return alt
+        alt += message("figures.training.diverged_alt")
+    return _titled(title, alt)
 
 
 def loss_curves(
@@ -219,17 +236,28 @@ def _loss_figure(runs: dict, title: str, smooth: int, logy: bool, grad_norms: bo
     lines = _curves(axes, runs, smooth, logy)
     if steps is not None:
         _span(axes, steps)
-    axes[0].set_ylabel(f"训练损失（最近 {smooth} 步的平均）" if smooth > 1 else "训练损失")
+    averaged = smooth > 1
+    loss = (
+        message("figures.training.loss_ylabel_avg", steps=smooth)
+        if averaged
+        else message("figures.training.loss_ylabel")
+    )
+    axes[0].set_ylabel(loss)
     if grad_norms:
-        axes[1].set_ylabel(f"全局梯度范数（最近 {smooth} 步的平均）" if smooth > 1 else "全局梯度范数")
+        grad = (
+            message("figures.training.grad_ylabel_avg", steps=smooth)
+            if averaged
+            else message("figures.training.grad_ylabel")
+        )
+        axes[1].set_ylabel(grad)
         axes[1].set_yscale("log")
-        axes[1].set_title("梯度范数", fontsize=10)
+        axes[1].set_title(message("figures.training.grad_title"), fontsize=10)
     if logy:
         axes[0].set_yscale("log")
     if ylim is not None:
         axes[0].set_ylim(*ylim)
     for ax in axes:
-        ax.set_xlabel("训练步数")
+        ax.set_xlabel(message("figures.training.steps_axis"))
         ax.grid(alpha=0.3)
     legend = axes[0].legend(fontsize=8)
     return _LossFigure(fig, axes, lines, legend, fig.suptitle(title, fontsize=11) if title else None)
@@ -243,30 +271,29 @@ def layer_scales(before: dict, after: dict, *, title: str = "") -> Figure:
     _mapping(after, "after", Snapshot, "snapshots (Run.snapshots[step])")
     use_cjk_font()
     parts = []
-    for snaps, when in ((before, "初始化时"), (after, "训练之后")):
-        acts = "；".join(f"{label(k)} = {_sig(s.activation_std)}" for k, s in snaps.items())
-        grads = "；".join(f"{label(k)} = {_sig(s.gradient_std)}" for k, s in snaps.items())
-        parts.append(f"{when}每层输出的标准差：{acts}。{when}每层收到的梯度的标准差：{grads}。")
-    alt = (
-        f"{title + '：' if title else ''}2 × 2 幅折线图，横轴是第几层（1 = 靠近输入），纵轴是对数刻度的标准差，"
-        f"左列初始化时、右列训练之后，上行是激活、下行是梯度，每条线一种归一化。" + "".join(parts)
-    )
+    clause = message("figures.sep.clause")
+    moments = ((before, message("figures.training.when.init")), (after, message("figures.training.when.trained")))
+    for snaps, when in moments:
+        acts = clause.join(f"{label(k)} = {_sig(s.activation_std)}" for k, s in snaps.items())
+        grads = clause.join(f"{label(k)} = {_sig(s.gradient_std)}" for k, s in snaps.items())
+        parts.append(message("figures.training.scales_part", when=when, acts=acts, grads=grads))
+    alt = _titled(title, message("figures.training.scales_alt", parts="".join(parts)))
     fig = new_figure((10, 6.4), alt)
     axes = fig.subplots(2, 2, sharey="row")
-    for col, (snaps, when) in enumerate(((before, "初始化时"), (after, "训练之后"))):
+    for col, (snaps, when) in enumerate(moments):
         for i, (key, snap) in enumerate(snaps.items()):
             layers = np.arange(1, len(snap.activations) + 1)
             kw = style(key, i)
             axes[0, col].plot(layers, snap.activation_std, label=label(key), markersize=5, **kw)
             axes[1, col].plot(layers, snap.gradient_std, label=label(key), markersize=5, **kw)
-        axes[0, col].set_title(f"{when}：每层输出的标准差", fontsize=10)
-        axes[1, col].set_title(f"{when}：每层输出收到的梯度的标准差", fontsize=10)
+        axes[0, col].set_title(message("figures.training.scales_act_title", when=when), fontsize=10)
+        axes[1, col].set_title(message("figures.training.scales_grad_title", when=when), fontsize=10)
     for ax in axes.ravel():
         ax.set_yscale("log")
-        ax.set_xlabel("第几层（1 = 靠近输入）")
+        ax.set_xlabel(message("figures.training.layer_axis"))
         ax.grid(alpha=0.3, which="both")
-    axes[0, 0].set_ylabel("激活的标准差")
-    axes[1, 0].set_ylabel("梯度的标准差")
+    axes[0, 0].set_ylabel(message("figures.training.act_std"))
+    axes[1, 0].set_ylabel(message("figures.training.grad_std"))
     axes[0, 0].legend(fontsize=8)
     if title:
         fig.suptitle(title, fontsize=11)
@@ -290,8 +317,9 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
     use_cjk_font()
     keys = list(before)
     parts = []
+    trained = message("figures.training.hist.trained")
     for key in keys:
-        for snaps, when in ((before, "初始化时"), (after, "训练后")):
+        for snaps, when in ((before, message("figures.training.hist.init")), (after, trained)):
             medians = []
             for layer in layers:
                 values = snaps[key].activations[layer - 1].ravel()
@@ -299,19 +327,18 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
                 medians.append(
                     f"{layer_label(layer)} {np.median(positive):.3g}"
                     if positive.size
-                    else f"{layer_label(layer)}没有 > 0 的值"
+                    else message("figures.training.no_positive", layer=layer_label(layer))
                 )
-            parts.append(f"{label(key)}{when}：" + "，".join(medians))
-    alt = (
-        f"{2 * len(keys)} 幅直方图，每列一种归一化，上行初始化时、下行训练后；"
-        "横轴是对数刻度的激活值（只数 > 0 的部分），"
-        f"每幅画出第 {'、'.join(str(x) for x in layers)} 层的分布。各层激活的中位数：" + "；".join(parts) + "。"
-    )
+            medians = message("figures.sep.comma").join(medians)
+            parts.append(message("figures.training.hist_part", name=label(key), when=when, medians=medians))
+    shown = message("figures.sep.list").join(str(x) for x in layers)
+    parts = message("figures.sep.clause").join(parts)
+    alt = message("figures.training.hist_alt", n=2 * len(keys), layers=shown, parts=parts)
     fig = new_figure((2.6 * len(keys), 4.6), alt)
     axes = fig.subplots(2, len(keys), sharex=True, squeeze=False)
     bins = np.logspace(-6, 2, 41)
     for col, key in enumerate(keys):
-        for row, (snaps, when) in enumerate(((before, "初始化"), (after, "训练后"))):
+        for row, (snaps, when) in enumerate(((before, message("figures.training.hist.init_title")), (after, trained))):
             ax = axes[row, col]
             for j, layer in enumerate(layers):
                 values = snaps[key].activations[layer - 1].ravel()
@@ -327,18 +354,19 @@ def activation_histograms(before: dict, after: dict, layers=(1, 4, 8)) -> Figure
                     path_effects=casing(kw[0], 1.5),
                 )
             ax.set_xscale("log")
-            ax.set_title(f"{label(key)}：{when}", fontsize=9)
+            ax.set_title(message("figures.training.hist_title", name=label(key), when=when), fontsize=9)
             ax.grid(alpha=0.3)
-        axes[1, col].set_xlabel("激活值（> 0 的部分）")
-    axes[0, 0].set_ylabel("个数")
-    axes[1, 0].set_ylabel("个数")
+        axes[1, col].set_xlabel(message("figures.training.hist_xlabel"))
+    axes[0, 0].set_ylabel(message("figures.training.count_axis"))
+    axes[1, 0].set_ylabel(message("figures.training.count_axis"))
     axes[0, 0].legend(fontsize=7)
     return fig
 
 
-def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的批量大小", title: str = "") -> Figure:
+def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "", title: str = "") -> Figure:
     """Held-out accuracy against a batch size (of training or of evaluation), one line per setting: keyed by a
-    variant ("layer", "batch") or by any other label (e.g. "BatchNorm，用这一批自己的统计量")."""
+    variant ("layer", "batch") or by any other label (e.g. "BatchNorm，用这一批自己的统计量"). The x axis is labelled
+    `xlabel`, by default the batch size in training (训练时的批量大小)."""
     sizes = _series(batch_sizes, "batch_sizes")
     if not np.all(sizes > 0):
         raise ValueError(f"batch_sizes: expected positive sizes, got {sizes.tolist()}")
@@ -348,24 +376,25 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
         if _series(values, "accuracy", key).size != sizes.size:
             raise ValueError(f"accuracy[{key!r:.40}]: expected {sizes.size} values, one per batch size")
     batch_sizes = list(batch_sizes)
+    xlabel = xlabel or message("figures.training.batch_xlabel")
     use_cjk_font()
-    lines = "；".join(f"{label(k)} = {_accuracies(v)}" for k, v in accuracy.items())
-    alt = (
-        f"{title + '：' if title else ''}折线图，横轴是{xlabel}"
-        f"（对数刻度，取 {', '.join(str(b) for b in batch_sizes)}），"
-        f"纵轴是测试集准确率：{lines}。点线是瞎猜的准确率 1/3 = {number(1 / 3)}。"
-    )
+    lines = message("figures.sep.clause").join(f"{label(k)} = {_accuracies(v)}" for k, v in accuracy.items())
+    sizes_text = ", ".join(str(b) for b in batch_sizes)
+    alt = message("figures.training.batch_alt", xlabel=xlabel, sizes=sizes_text, lines=lines, chance=number(1 / 3))
+    alt = _titled(title, alt)
     fig = new_figure((6.4, 3.8), alt)
     ax = fig.subplots()
     for i, (key, values) in enumerate(accuracy.items()):
         ax.plot(batch_sizes, values, label=label(key), markersize=6, **style(key, i))
     ax.axhline(1 / 3, color=GUIDE, linewidth=1, linestyle=(0, (1, 3)), gid="guide")
-    ax.text(batch_sizes[-1], 1 / 3, "瞎猜 1/3 ", ha="right", va="bottom", fontsize=8, color=MUTED_INK)
+    ax.text(
+        batch_sizes[-1], 1 / 3, message("figures.training.guess"), ha="right", va="bottom", fontsize=8, color=MUTED_INK
+    )
     ax.set_xscale("log", base=2)
     ax.set_xticks(batch_sizes, [str(b) for b in batch_sizes])
     ax.set_ylim(0, 1.05)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("测试集准确率")
+    ax.set_ylabel(message("figures.training.test_accuracy"))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     if title:
@@ -375,7 +404,10 @@ def batch_size_plot(accuracy: dict, batch_sizes, *, xlabel: str = "训练时的�
 
 def _accuracies(values) -> str:
     """'[0.982, 发散（没有准确率）, …]': accuracies for alt text, a diverged run (NaN) said in words."""
-    parts = [number(v) if np.isfinite(v) else "发散（没有准确率）" for v in np.asarray(values, dtype=np.float64)]
+    parts = [
+        number(v) if np.isfinite(v) else message("figures.training.no_accuracy")
+        for v in np.asarray(values, dtype=np.float64)
+    ]
     return "[" + ", ".join(parts) + "]"
 
 
@@ -457,7 +489,7 @@ def _choice(grid: dict, variants, lr: float, warmup: int, title: str) -> tuple[d
     runs = select(grid, variants, lr, warmup)
     if not runs:
         raise ValueError(f"variants: none of {list(variants)!r:.60} was trained at lr = {lr!r}, warm-up {warmup!r}")
-    return runs, title or f"学习率 {lr:g}，warm-up {warmup} 步"
+    return runs, title or message("figures.training.choice_title", lr=f"{lr:g}", count=warmup)
 
 
 def outcome_map_plot(omap, *, title: str = "") -> Figure:
@@ -471,25 +503,29 @@ def outcome_map_plot(omap, *, title: str = "") -> Figure:
     scale_names = [_scale_name(s) for s in omap.scales]
     lr_names = [f"{lr:g}" for lr in omap.lrs]
     parts, shaky = [], 0
+    listed, clause = message("figures.sep.list"), message("figures.sep.clause")
     for norm in omap.norms:
         learned, diverged = (_count_text(omap.counts(norm)[o]) for o in (LEARNED, DIVERGED))
         shaky += int(np.sum(np.ptp(omap.counts(norm)[LEARNED], axis=-1) > 0))
-        rows = [f"权重尺度 {name}：" + "、".join(learned[i]) for i, name in enumerate(scale_names)]
+        rows = [
+            message("figures.training.map_row", scale=name, counts=listed.join(learned[i]))
+            for i, name in enumerate(scale_names)
+        ]
         total = omap.counts(norm)[DIVERGED].sum(axis=(0, 1))
         diverged_total = f"{total.min()}" if np.ptp(total) == 0 else f"{total.min()}–{total.max()}"
         parts.append(
-            f"{label(norm)}（学会的种子数，按学习率 {'、'.join(lr_names)}）"
-            + "；".join(rows)
-            + f"；共 {diverged_total} 次发散"
+            message(
+                "figures.training.map_part",
+                name=label(norm),
+                lrs=listed.join(lr_names),
+                rows=clause.join(rows),
+                diverged=diverged_total,
+            )
         )
-    shaky_text = (
-        f"有 {shaky} 格在不同 CPU 的矩阵乘法计算核上结果不同，写成「3–4」这样的范围，并加虚线框" if shaky else ""
-    )
-    alt = (
-        f"{title + '：' if title else ''}{len(omap.norms)} 幅格子图，每幅一种归一化；横轴是学习率，纵轴是初始权重的尺度"
-        f"（He 初始化的倍数），每格写着 {seeds} 个随机种子里学会了几个（最后 20 步的平均损失 ≤ ln 3 / 2），"
-        f"下面的 × 数是发散的个数，颜色越深学会的越多{'；' + shaky_text if shaky else ''}。" + "。".join(parts) + "。"
-    )
+    shaky_text = clause + message("figures.training.map_shaky", count=shaky) if shaky else ""
+    parts = message("figures.sep.sentence").join(parts)
+    alt = message("figures.training.map_alt", n=len(omap.norms), seeds=seeds, shaky=shaky_text, parts=parts)
+    alt = _titled(title, alt)
     fig = new_figure((11, 3.6), alt)
     axes = fig.subplots(1, len(omap.norms), sharey=True)
     shades = ["#F4F4F4", "#D6E6F2", "#A9CCE6", "#6FA8D6", "#3B82BF", "#0B4F8A"]
@@ -512,8 +548,8 @@ def outcome_map_plot(omap, *, title: str = "") -> Figure:
         ax.set_xticks(range(len(lr_names)), lr_names, rotation=45, fontsize=8)
         ax.set_yticks(range(len(scale_names)), scale_names, fontsize=8)
         ax.set_title(label(norm), fontsize=10)
-        ax.set_xlabel("学习率")
-    axes[0].set_ylabel("初始权重尺度（× He）")
+        ax.set_xlabel(message("figures.training.lr_axis"))
+    axes[0].set_ylabel(message("figures.training.scale_axis"))
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
@@ -531,7 +567,7 @@ def _count_text(counts: np.ndarray) -> list[list[str]]:
 def _scale_name(scale: float) -> str:
     """'1 (He)', '0.71 (LeCun)' or '0.25': how a weight scale (a multiple of He's) is labelled."""
     if abs(scale - 1.0) < 1e-9:
-        return "1（He）"
+        return message("figures.training.scale_he")
     if abs(scale - 2**-0.5) < 1e-9:
-        return "0.71（LeCun）"
+        return message("figures.training.scale_lecun")
     return f"{scale:g}"
