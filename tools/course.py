@@ -20,6 +20,10 @@ if TYPE_CHECKING:  # only annotations need it: the tools that read no notebook (
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
+# The editions: the Chinese notebooks are the source; the English edition (notebooks/en/, the same file names and
+# cells) follows them, each English notebook recording the Chinese revision it follows (tools/edition.py).
+EDITIONS = ("zh", "en")
+EDITION_FOLDERS = {"zh": NOTEBOOKS, "en": NOTEBOOKS / "en"}
 BUILD = ROOT / "build"
 PLAN_FILE = Path(__file__).resolve().with_name("course.toml")
 
@@ -31,7 +35,10 @@ INDEX_STEM = "00-index"
 #                                          ...  # 在这里填写
 ANSWER_MAGIC = "%%answer"
 CODE_MAGIC = "%%code_exercise"
-PLACEHOLDER = "# 在下面一行写答案"  # the body of an unanswered %%answer cell (IPython refuses an empty body)
+# The body of an unanswered %%answer cell (IPython refuses an empty body), per edition: the Chinese notebooks
+# (notebooks/NN-slug.ipynb) and the English ones (notebooks/en/NN-slug.ipynb, metadata lnlib.edition = "en").
+PLACEHOLDERS = {"zh": "# 在下面一行写答案", "en": "# write your answer on the line below"}
+PLACEHOLDER = PLACEHOLDERS["zh"]
 CHECK_CALL = re.compile(r"\A%%answer[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
 FUNCTION_CALL = re.compile(r"\A%%code_exercise[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
 REVEAL_TAG = "reveal"  # a code cell whose output shows a predict cell's answer (folded until the learner asks)
@@ -45,9 +52,22 @@ REVEAL_SUMMARY = "想好了再展开：答案"  # the summary of the site's fold
 DERIVATION_SUMMARY = "核对之后再展开：推导过程"
 
 
-def answer_placeholder(name: str) -> str:
-    """The source of an unanswered %%answer cell."""
-    return f"{ANSWER_MAGIC} {name}\n{PLACEHOLDER}"
+def answer_placeholder(name: str, edition: str = "zh") -> str:
+    """The source of an unanswered %%answer cell in the notebooks of `edition` ("zh" or "en")."""
+    return f"{ANSWER_MAGIC} {name}\n{PLACEHOLDERS[edition]}"
+
+
+def edition_of(nb: nbformat.NotebookNode) -> str:
+    """The edition of a notebook: its metadata `lnlib.edition` ("en"), else the Chinese source edition "zh"."""
+    found = nb.metadata.get("lnlib", {}).get("edition", "zh")
+    if found not in EDITIONS:
+        raise ValueError(f"metadata lnlib.edition: expected one of {', '.join(EDITIONS)}, got {found!r}")
+    return found
+
+
+def is_placeholder(line: str) -> bool:
+    """Whether a line is the placeholder comment of an unanswered answer cell, in any edition."""
+    return line.strip() in PLACEHOLDERS.values()
 
 
 REPOSITORY_FORMAT = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")

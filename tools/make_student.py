@@ -8,7 +8,8 @@ through `python -m tools.assignments` and `python -m tools.grade` (make assignme
 
 For every notebooks/NN-slug.ipynb:
 - every answer cell (`%%answer NN.name`) is reset to its placeholder (the magic line and the comment
-  `# 在下面一行写答案`), and its outputs and execution count are cleared;
+  `# 在下面一行写答案`, in an English notebook `# write your answer on the line below`), and its outputs and
+  execution count are cleared;
 - every `reveal`-tagged code cell (its output shows the answer of a predict cell above it) keeps its code but loses
   its outputs, so nothing gives the answer away before the student runs it;
 - cells tagged `solution` (or `remove-cell`) and markdown `<details>` blocks whose summary mentions 答案 / 解答 / 参考
@@ -49,14 +50,15 @@ README = """# 学生版笔记本
 """
 
 
-def placeholder(names: list[str]) -> str:
-    """The answer cell as a student gets it (one exercise per cell)."""
-    return "\n\n".join(answer_placeholder(name) for name in names)
+def placeholder(names: list[str], edition: str = "zh") -> str:
+    """The answer cell as a student gets it (one exercise per cell), with the placeholder of its edition."""
+    return "\n\n".join(answer_placeholder(name, edition) for name in names)
 
 
 def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
     """Turn a notebook into its student copy in place; return counts of what was changed."""
     stats = {"exercises": 0, "removed": 0, "folded": 0}
+    edition = course.edition_of(nb)
     cells = []
     for cell in nb.cells:
         if SOLUTION_TAGS & set(cell.metadata.get("tags", [])):
@@ -72,7 +74,7 @@ def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
         elif cell.cell_type == "code":
             names = CHECK_CALL.findall(cell.source)
             if names:
-                cell.source = placeholder(names)
+                cell.source = placeholder(names, edition)
                 cell.outputs = []
                 cell.execution_count = None
                 stats["exercises"] += len(names)
