@@ -77,8 +77,17 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) \
 .PHONY: lab-install
 lab-install: $(RUNTIME_STAMP)
 
+# The edition `make lab` opens: EDITION=zh (default, notebooks/00-index.ipynb) or EDITION=en (notebooks/en/, the
+# English edition). Not LANG: that is the shell's locale variable, set on most machines already.
+EDITION ?= zh
+ifneq ($(filter-out zh en,$(EDITION)),)
+$(error EDITION=zh (the Chinese edition) or EDITION=en (the English edition), not '$(EDITION)')
+endif
+EDITION_INDEX := $(if $(filter en,$(EDITION)),notebooks/en/00-index.ipynb,notebooks/00-index.ipynb)
+
 lab: $(RUNTIME_STAMP)
-	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/notebooks/00-index.ipynb
+	@test -f $(EDITION_INDEX) || { echo "make lab: $(EDITION_INDEX) is not there yet" >&2; exit 2; }
+	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/$(EDITION_INDEX)
 
 # `make test`: lint first (seconds), then three independent suites side by side (make -j3): the unit tests, strict
 # nbval on the second code path (see test-notebooks-other-path) and the real-browser tests. Most of their time is
@@ -128,7 +137,8 @@ coverage: $(STAMP)
 # a learner without numba). An output that depends on a CPU's kernel or on the code path fails one of the two.
 # (tests.nbval_alt, loaded by $(NBVAL), also sets LNLIB_REVEAL=all: nbval compares the stored view, every %%reveal
 # cell open, never the learner's progress file on this machine)
-NBVAL_RUN := $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
+NBVAL_PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL)
+NBVAL_RUN := $(NBVAL_PYTEST) notebooks
 OTHER_PATH := OPENBLAS_CORETYPE=Prescott NUMBA_DISABLE_JIT=1
 OFFLINE_SETUP = if unshare -rn sh -c 'ip link set lo up' 2>/dev/null; then \
 		echo "$@: offline (unshare -rn, loopback only)"; \
@@ -147,13 +157,20 @@ test-notebooks: $(STAMP)
 	if [ $$rc -eq 0 ]; then tail -n 1 build/nbval-other-path.log; else cat build/nbval-other-path.log; fi; \
 	test $$own -eq 0 -a $$rc -eq 0
 
-# Within `make test` one pass is enough, the second path: the stored outputs come from a run on the maintainer's own
-# path, so a stale output, hidden randomness and an output that depends on the CPU's kernel or on numba all show
-# there as a difference. (`make test-notebooks` runs both, to tell those apart.)
+# Within `make test` one pass is enough for the Chinese notebooks, the second path: the stored outputs come from a
+# run on the maintainer's own path, so a stale output, hidden randomness and an output that depends on the CPU's
+# kernel or on numba all show there as a difference. (`make test-notebooks` runs both, to tell those apart.)
+# The English edition (notebooks/en/, inside `notebooks`, so in the same pass) then runs on this machine's own path
+# too: its outputs are new and regenerated more often, so both paths, one after the other in this lane.
+EN_NOTEBOOKS = $(wildcard notebooks/en/[0-9][0-9]-*.ipynb)
 test-notebooks-other-path: $(STAMP)
 	@$(OFFLINE_SETUP); \
 	echo "strict nbval with $(OTHER_PATH)"; \
-	$$wrap "$${pre}env $(OTHER_PATH) $(NBVAL_RUN)"
+	$$wrap "$${pre}env $(OTHER_PATH) $(NBVAL_RUN)" || exit 1; \
+	if [ -n "$(EN_NOTEBOOKS)" ]; then \
+		echo "strict nbval of the English edition on this machine's own path"; \
+		$$wrap "$${pre}$(NBVAL_PYTEST) notebooks/en"; \
+	fi
 
 # Real browser (issue 6): every notebook run in JupyterLab + Debian's Chromium (/usr/bin/chromium, driven by
 # Playwright), every explorer moved; screenshots and report.json in build/browser/. Without Chromium the tests skip
