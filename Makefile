@@ -198,8 +198,8 @@ nav: $(STAMP)
 
 # Teachers, from a fresh clone (README, docs/teacher-guide.md). `make repo REPO=owner/name [BRANCH=b]` sets the one
 # repository setting every launch link comes from (needs the learner's environment: it rewrites the notebooks).
-# `make hub-link HUB=hub.example.edu [REPO=owner/name] [BRANCH=b] [NOTEBOOK=notebooks/03-….ipynb] [PARENT=courses]`
-# prints the nbgitpuller link: tools.hub_link needs only the standard library, so any Python 3.11.2+ runs it, no
+# `make hub-link HUB=hub.example.edu [REPO=owner/name] [BRANCH=b] [NOTEBOOK=notebooks/03-….ipynb] [PARENT=courses]
+# [EDITION=en]` prints the nbgitpuller link (EDITION=en: the English edition's course map): tools.hub_link needs only the standard library, so any Python 3.11.2+ runs it, no
 # install. `make simulate-binder` builds Binder's image in build/binder-sim (network, ~1 GB, a few minutes).
 .PHONY: repo hub-link simulate-binder
 repo: $(RUNTIME_STAMP)
@@ -209,7 +209,7 @@ repo: $(RUNTIME_STAMP)
 hub-link: python-check
 	@if [ -z "$(HUB)" ]; then echo "make hub-link: say which hub: make hub-link HUB=hub.example.edu [REPO=owner/name]" >&2; exit 2; fi
 	@$(PYTHON) -m tools.hub_link "$(HUB)" $(if $(REPO),"$(REPO)") $(if $(BRANCH),--branch "$(BRANCH)") \
-		$(if $(NOTEBOOK),--notebook "$(NOTEBOOK)") $(if $(PARENT),--parent-path "$(PARENT)")
+		$(if $(NOTEBOOK),--notebook "$(NOTEBOOK)") $(if $(PARENT),--parent-path "$(PARENT)") --edition "$(EDITION)"
 
 simulate-binder: python-check
 	$(PYTHON) -m tools.simulate_binder --python "$(PYTHON)"

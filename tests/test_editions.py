@@ -283,3 +283,53 @@ def test_every_chinese_notebook_can_be_compared(path):
         code.source = code.source.replace('set_language("zh")', 'set_language("en")')
         code.source = code.source.replace(course.PLACEHOLDERS["zh"], course.PLACEHOLDERS["en"])
     assert edition.structure_differences(zh, en) == []
+
+
+# ---------------------------------------------------------------- the generated cells of the English edition
+
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def test_every_lesson_of_the_plan_has_english_words():
+    assert course.PLAN.title_in("en") and course.PLAN.license_note_in("en")
+    for lesson in course.LESSONS:
+        en = lesson.in_edition("en")
+        assert en.title and en.summary and len(en.goals) == len(lesson.goals), lesson.stem
+        for text in (en.title, en.summary, *en.goals, course.PLAN.title_in("en"), course.PLAN.license_note_in("en")):
+            bare = re.sub(r"(我|吃|苹果) \([A-Za-z]+\)|我 / 吃 / 苹果", "", text)  # the example's tokens, glossed
+            assert not CJK.search(bare), (lesson.stem, text)
+
+
+def test_nav_writes_the_english_cells_in_english(tmp_path):
+    """tools.nav fills an English notebook's header, footer and course map from the plan's English words."""
+    from tools import nav
+
+    chinese_folder = tmp_path / "notebooks"
+    (chinese_folder / "en").mkdir(parents=True)
+    for stem in ("00-index", "03-one-row-by-hand"):
+        nb = nbformat.read(course.NOTEBOOKS / f"{stem}.ipynb", as_version=4)
+        nbformat.write(nb, chinese_folder / f"{stem}.ipynb")
+        nb.metadata["lnlib"] = {"edition": "en"}
+        for generated in (c for c in nb.cells if edition.is_generated(c)):
+            generated.source = generated.source.split("\n")[0]  # the marker line only, as a writer leaves it
+        nbformat.write(nb, chinese_folder / "en" / f"{stem}.ipynb")
+    changed = nav.update(repository="me/course", notebooks=chinese_folder, branch="")
+    assert sorted(changed) == ["00-index", "03-one-row-by-hand", "en/00-index", "en/03-one-row-by-hand"]
+    assert nav.update(check=True, repository="me/course", notebooks=chinese_folder, branch="") == []
+    lesson = nbformat.read(chinese_folder / "en" / "03-one-row-by-hand.ipynb", as_version=4)
+    head, foot = lesson.cells[0].source, lesson.cells[-1].source
+    assert head.startswith("<!-- nav:header -->\n# LayerNorm by Hand · Lesson 3: One row by hand\n")
+    assert "**In this lesson you will learn:**" in head
+    assert "(https://mybinder.org/v2/gh/me/course/HEAD?urlpath=lab/tree/notebooks/en/03-one-row-by-hand.ipynb)" in head
+    assert "Lesson 2: Which axis? (coming soon)" in foot and "[Contents](00-index.ipynb)" in foot
+    assert "lnlib.progress()" in foot and "licensed under [CC BY 4.0]" in foot
+    index = nbformat.read(chinese_folder / "en" / "00-index.ipynb", as_version=4)
+    course_map = next(c.source for c in index.cells if c.source.startswith("<!-- nav:map -->"))
+    assert "| Lesson | Title | What it covers |" in course_map
+    assert "| 03 | [One row by hand](03-one-row-by-hand.ipynb) |" in course_map
+    assert "| 04 | What ε does (coming soon) |" in course_map
+    for text in (head, foot, course_map):
+        assert not CJK.search(re.sub(r"(我|吃|苹果) \([A-Za-z]+\)|我 / 吃 / 苹果", "", text)), text
+    zh = nbformat.read(chinese_folder / "03-one-row-by-hand.ipynb", as_version=4)
+    assert "第 3 篇：手算一行" in zh.cells[0].source and "第 2 篇：按哪一维统计（即将推出）" in zh.cells[-1].source
+    assert "lab/tree/notebooks/03-one-row-by-hand.ipynb" in zh.cells[0].source

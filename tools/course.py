@@ -81,10 +81,19 @@ class Lesson:
     title: str
     summary: str  # one line for the course map and the README
     goals: tuple[str, ...] = ()
+    english: tuple[str, str, tuple[str, ...]] | None = None  # title_en, summary_en, goals_en of course.toml
 
     @property
     def number(self) -> int:
         return int(self.stem[:2])
+
+    def in_edition(self, edition: str) -> Lesson:
+        """The lesson with its title, summary and goals in the words of `edition` ("zh" or "en")."""
+        if edition == "zh":
+            return self
+        if edition != "en" or self.english is None:
+            raise ValueError(f"{PLAN_FILE.name}: lesson {self.stem} has no title_en/summary_en for edition {edition!r}")
+        return Lesson(self.stem, *self.english, english=self.english)
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,14 @@ class Plan:
     license_note: str
     lessons: tuple[Lesson, ...]
     branch: str = ""  # "" = the repository's default branch (Binder's HEAD; nbgitpuller picks it too)
+    title_en: str = ""
+    license_note_en: str = ""
+
+    def title_in(self, edition: str) -> str:
+        return self.title_en if edition == "en" else self.title
+
+    def license_note_in(self, edition: str) -> str:
+        return self.license_note_en if edition == "en" else self.license_note
 
     @property
     def stems(self) -> list[str]:
@@ -119,8 +136,25 @@ class UnplannedNotebookError(ValueError):
 
 def load_plan(path: Path = PLAN_FILE) -> Plan:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    lessons = tuple(Lesson(x["stem"], x["title"], x["summary"], tuple(x.get("goals", ()))) for x in data["lesson"])
-    return Plan(data["title"], data["repository"], data["license_note"], lessons, data.get("branch", ""))
+    lessons = tuple(
+        Lesson(
+            x["stem"],
+            x["title"],
+            x["summary"],
+            tuple(x.get("goals", ())),
+            (x["title_en"], x["summary_en"], tuple(x.get("goals_en", ()))) if "title_en" in x else None,
+        )
+        for x in data["lesson"]
+    )
+    return Plan(
+        data["title"],
+        data["repository"],
+        data["license_note"],
+        lessons,
+        data.get("branch", ""),
+        data.get("title_en", ""),
+        data.get("license_note_en", ""),
+    )
 
 
 def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:

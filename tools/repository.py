@@ -21,6 +21,9 @@ from tools import course
 
 PLACEHOLDER = course.PLACEHOLDER_REPOSITORY
 BADGE_START, BADGE_END = "<!-- repository:binder -->", "<!-- /repository:binder -->"
+# the English section's badge, opening the English edition's course map (optional: rewritten where it is)
+BADGE_EN_START, BADGE_EN_END = "<!-- repository:binder-en -->", "<!-- /repository:binder-en -->"
+EDITION_INDEX = {"zh": f"notebooks/{course.INDEX_STEM}.ipynb", "en": f"notebooks/en/{course.INDEX_STEM}.ipynb"}
 CITATION_LINE = re.compile(r'^repository-code: ".*"$', re.M)
 HOW_TO_SET = "set it with `make repo REPO=owner/name` (tools/course.toml, README.md, CITATION.cff)"
 
@@ -39,10 +42,11 @@ def github_url(repository: str) -> str:
     return f"https://github.com/{repository}"
 
 
-def readme_badge(repository: str, branch: str = "") -> str:
-    """The README's generated Binder badge (between the two marker comments)."""
-    link = binder_url(repository, branch)
-    return f"{BADGE_START}\n[![Binder](https://mybinder.org/badge_logo.svg)]({link})\n{BADGE_END}"
+def readme_badge(repository: str, branch: str = "", edition: str = "zh") -> str:
+    """The README's generated Binder badge of an edition (between its two marker comments)."""
+    link = binder_url(repository, branch, EDITION_INDEX[edition])
+    start, end = (BADGE_START, BADGE_END) if edition == "zh" else (BADGE_EN_START, BADGE_EN_END)
+    return f"{start}\n[![Binder](https://mybinder.org/badge_logo.svg)]({link})\n{end}"
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,11 @@ def _with_badge(text: str, repository: str, branch: str, name: str) -> str:
     start, end = text.find(BADGE_START), text.find(BADGE_END)
     if start < 0 or end < start:
         raise ValueError(f"{name}: no generated Binder badge ({BADGE_START} … {BADGE_END})")
-    return text[:start] + readme_badge(repository, branch) + text[end + len(BADGE_END) :]
+    text = text[:start] + readme_badge(repository, branch) + text[end + len(BADGE_END) :]
+    start, end = text.find(BADGE_EN_START), text.find(BADGE_EN_END)
+    if start >= 0 and end > start:
+        text = text[:start] + readme_badge(repository, branch, "en") + text[end + len(BADGE_EN_END) :]
+    return text
 
 
 def _with_citation(text: str, repository: str, name: str) -> str:
