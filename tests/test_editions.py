@@ -333,3 +333,35 @@ def test_nav_writes_the_english_cells_in_english(tmp_path):
     zh = nbformat.read(chinese_folder / "03-one-row-by-hand.ipynb", as_version=4)
     assert "第 3 篇：手算一行" in zh.cells[0].source and "第 2 篇：按哪一维统计（即将推出）" in zh.cells[-1].source
     assert "lab/tree/notebooks/03-one-row-by-hand.ipynb" in zh.cells[0].source
+
+
+def test_student_copies_of_the_english_edition(tmp_path):
+    """make_student writes the English copies next to the Chinese ones (<out>/en/), reset and without answers."""
+    notebooks = tmp_path / "notebooks"
+    (notebooks / "en").mkdir(parents=True)
+    zh = chinese()
+    zh.cells[3].source = "%%answer 03.mean_apple\n5"
+    nbformat.write(zh, notebooks / NAME)
+    en = copy.deepcopy(zh)
+    for made, source in zip(en.cells, ENGLISH_SOURCES, strict=True):
+        made.source = source
+    en.metadata["lnlib"] = {"edition": "en"}
+    en.cells[3].source = "%%answer 03.mean_apple\n5"
+    en.cells[1].source = (
+        "Work it out first. The worked answers are in `notebooks/solutions/`. Then compare.\n\n"
+        "<details><summary>Open after checking: the derivation</summary>\n\nμ = 20/4 = 5\n</details>\n\n"
+        "<details><summary>The answer</summary>\n\n5\n</details>\n"
+    )
+    nbformat.write(en, notebooks / "en" / NAME)
+    out = tmp_path / "student"
+    written = make_student.build(out, notebooks=notebooks, quiet=True)
+    assert [p.relative_to(out).as_posix() for p in written] == [NAME, f"en/{NAME}"]
+    copy_en = nbformat.read(out / "en" / NAME, as_version=4)
+    assert copy_en.cells[3].source == "%%answer 03.mean_apple\n# write your answer on the line below"
+    prose = copy_en.cells[1].source
+    assert prose.startswith("Work it out first. Your teacher hands out the worked answers. Then compare.")
+    assert "the derivation" in prose and "μ = 20/4 = 5" in prose, "the derivation stays, folded"
+    assert "The answer" not in prose
+    assert copy_en.cells[4].outputs == [] and copy_en.cells[4].source.startswith("%%reveal")
+    copy_zh = nbformat.read(out / NAME, as_version=4)
+    assert copy_zh.cells[3].source == "%%answer 03.mean_apple\n# 在下面一行写答案"

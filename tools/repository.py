@@ -4,9 +4,10 @@
     python -m tools.nav --repo owner/name --branch spring  # links to a branch instead of the default one
 
 Derived from it: the Binder link of every notebook header (tools/nav.py), of the static site (tools/build_site.py)
-and of the README's badge, `repository-code` in CITATION.cff, and the default repository of tools/hub_link.py.
-`apply` writes the setting into course.toml and the two text files (their generated parts only); `python -m
-tools.nav` and `--check` (make lint) keep them in step with course.toml. The placeholder OWNER/REPO is what the
+and of the README's badges (the English one too), `repository-code` in CITATION.cff, and the default repository
+of tools/hub_link.py. `apply` writes the setting into course.toml and the two text files (their generated parts
+only: the README's English course map too, which links each English notebook that exists); `python -m tools.nav`
+and `--check` (make lint) keep them in step with course.toml. The placeholder OWNER/REPO is what the
 course ships with: the site refuses to build with it unless asked for a preview, the Hub link refuses it always.
 """
 
@@ -82,6 +83,31 @@ def _with_badge(text: str, repository: str, branch: str, name: str) -> str:
     return text
 
 
+README_MAP_START, README_MAP_END = "<!-- readme:course-map-en -->", "<!-- /readme:course-map-en -->"
+
+
+def readme_map(present: set[str]) -> str:
+    """The README's English course map: a lesson links its English notebook where it exists, else its Chinese one."""
+    lines = [README_MAP_START, "| Lesson | Notebook | What it covers |", "|---|---|---|"]
+    for lesson in course.LESSONS:
+        words = lesson.in_edition("en")
+        if lesson.stem in present:
+            link = f"[`{lesson.stem}`](notebooks/en/{lesson.stem}.ipynb)"
+        else:
+            link = f"[`{lesson.stem}`](notebooks/{lesson.stem}.ipynb) (Chinese; English coming soon)"
+        lines.append(f"| {lesson.number:02d} | {link} | **{words.title}** — {words.summary} |")
+    return "\n".join([*lines, README_MAP_END])
+
+
+def _with_english_map(text: str, root: Path) -> str:
+    """The README with its English course map (between its markers, where it has them) for the notebooks of root."""
+    start, end = text.find(README_MAP_START), text.find(README_MAP_END)
+    if start < 0 or end < start:
+        return text
+    present = {p.stem for p in course.notebook_paths(root / "notebooks" / "en")}
+    return text[:start] + readme_map(present) + text[end + len(README_MAP_END) :]
+
+
 def _with_citation(text: str, repository: str, name: str) -> str:
     if len(CITATION_LINE.findall(text)) != 1:
         raise ValueError(f'{name}: expected one `repository-code: "…"` line')
@@ -93,7 +119,7 @@ def derived_texts(repository: str, branch: str, files: Files) -> dict[Path, str]
     readme = files.readme.read_text(encoding="utf-8")
     citation = files.citation.read_text(encoding="utf-8")
     return {
-        files.readme: _with_badge(readme, repository, branch, files.readme.name),
+        files.readme: _with_english_map(_with_badge(readme, repository, branch, files.readme.name), files.root),
         files.citation: _with_citation(citation, repository, files.citation.name),
     }
 
