@@ -245,9 +245,10 @@ student: $(STAMP)
 # The whole course as one PDF (build/course.pdf): the static site's pages printed in course order by headless
 # Chromium (/usr/bin/chromium, driven by Playwright) with tools/site/print.css, after a contents page. Offline.
 # The printed course has no Binder button, so it is built from a preview of the site (any repository setting).
+# EDITION=en: the English edition's PDF, build/course-en.pdf.
 pdf: $(STAMP)
 	$(BIN)/python -m tools.build_site --out build/site-print --preview
-	$(BIN)/python -m tools.pdf --site build/site-print --out build/course.pdf
+	$(BIN)/python -m tools.pdf $(if $(filter en,$(EDITION)),--site build/site-print/en --out build/course-en.pdf --edition en,--site build/site-print --out build/course.pdf)
 
 # Graded assignments (docs/teacher-guide.md, "布置和批改作业"): for the chosen notebooks and every student id of
 # ROSTER, a student release in build/assignments/release/<id>/ and the teacher's material (source notebooks with the

@@ -365,3 +365,63 @@ def test_student_copies_of_the_english_edition(tmp_path):
     assert copy_en.cells[4].outputs == [] and copy_en.cells[4].source.startswith("%%reveal")
     copy_zh = nbformat.read(out / NAME, as_version=4)
     assert copy_zh.cells[3].source == "%%answer 03.mean_apple\n# 在下面一行写答案"
+
+
+def test_the_site_builds_both_editions(tmp_path):
+    """English pages under en/ with lang="en", English navigation, and a language switch both ways."""
+    from tools import build_site
+
+    notebooks = tmp_path / "notebooks"
+    (notebooks / "en").mkdir(parents=True)
+    for stem in ("00-index", "03-one-row-by-hand", "04-epsilon"):
+        nb = nbformat.read(course.NOTEBOOKS / f"{stem}.ipynb", as_version=4)
+        nbformat.write(nb, notebooks / f"{stem}.ipynb")
+        if stem != "04-epsilon":
+            nb.metadata["lnlib"] = {"edition": "en"}
+            nbformat.write(nb, notebooks / "en" / f"{stem}.ipynb")
+    out = tmp_path / "site"
+    pages = build_site.build(out, notebooks=notebooks, preview=True, quiet=True)
+    assert [p.relative_to(out).as_posix() for p in pages] == [
+        "index.html",
+        "03-one-row-by-hand.html",
+        "04-epsilon.html",
+        "en/index.html",
+        "en/03-one-row-by-hand.html",
+    ]
+    zh = (out / "03-one-row-by-hand.html").read_text(encoding="utf-8")
+    en = (out / "en" / "03-one-row-by-hand.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-Hans">' in zh and '<html lang="en">' in en
+    assert '<a class="ln-lang" href="en/03-one-row-by-hand.html" hreflang="en" lang="en">English</a>' in zh
+    assert '<a class="ln-lang" href="../03-one-row-by-hand.html" hreflang="zh-Hans" lang="zh-Hans">中文</a>' in en
+    assert "<title>Lesson 3: One row by hand · LayerNorm by Hand</title>" in en
+    assert "Lesson 3</span>" in en and ">Contents</a>" in en and "All lessons" in en and "Run on Binder" in en
+    assert "04 What ε does (coming soon)" in en, "a lesson the English edition lacks is listed, not linked"
+    assert 'src="../_static/binder-badge.svg"' in en and 'src="../_static/mathjax/MathJax.js' in en
+    assert "lab/tree/notebooks/en/03-one-row-by-hand.ipynb" in en
+    assert "Think first, then open: the answer" in en and "想好了再展开：答案" in zh
+    assert "open this lesson on Binder" in en  # the explorer's note, in place of the widget
+    four = (out / "04-epsilon.html").read_text(encoding="utf-8")
+    assert 'href="en/index.html" hreflang="en"' in four, "no English twin: the switch leads to the English map"
+
+
+def test_the_printed_english_course(tmp_path):
+    """tools.pdf --edition en: the English pages (the site's en/), an English contents page, lang="en"."""
+    from tools import pdf
+
+    notebooks, site = tmp_path / "notebooks" / "en", tmp_path / "site" / "en"
+    notebooks.mkdir(parents=True)
+    site.mkdir(parents=True)
+    for stem in ("00-index", "03-one-row-by-hand"):
+        nbformat.write(chinese(), notebooks / f"{stem}.ipynb")
+        (site / f"{'index' if stem == '00-index' else stem}.html").write_text(
+            f'<html><head><title>t</title></head><body><main><p>BODY-{stem}</p><a href="index.html">Contents</a>'
+            "</main></body></html>",
+            encoding="utf-8",
+        )
+    doc = pdf.combined_html(site, "en", notebooks)
+    assert doc.startswith('<!DOCTYPE html>\n<html lang="en">') and "<title>LayerNorm by Hand</title>" in doc
+    contents = doc[: doc.index("BODY-00-index")]
+    assert "<h2>Contents</h2>" in contents and "Lesson 3  One row by hand" in contents
+    assert "Course map and how to use it" in contents and "the whole course (print edition)" in contents
+    assert not CJK.search(contents)
+    assert 'href="#ln-ch-00-index"' in doc
