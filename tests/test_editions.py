@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+import subprocess
 
 import nbformat
 import pytest
@@ -425,3 +426,18 @@ def test_the_printed_english_course(tmp_path):
     assert "Course map and how to use it" in contents and "the whole course (print edition)" in contents
     assert not CJK.search(contents)
     assert 'href="#ln-ch-00-index"' in doc
+
+
+def test_changes_shows_the_chinese_sources_changed_since_the_stamp(root):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "notebooks"], ["commit", "-q", "-m", "zh"]):
+        subprocess.run([*git, *args], cwd=root, check=True, capture_output=True)
+    assert edition.stamp(the_pair(root), root=root) == []
+    commit = nbformat.read(the_pair(root).english, as_version=4).metadata["lnlib"]["follows"]["commit"]
+    assert re.fullmatch(r"[0-9a-f]{7,}", commit), "the commit of the Chinese text is recorded"
+    assert edition.changes(the_pair(root), commit, root) == []
+    edit(root, "zh", replace(1, "是多少", "等于多少"))
+    edit(root, "zh", lambda nb: nb.cells[5].outputs.clear())  # outputs are not part of the diff
+    diff = edition.changes(the_pair(root), commit, root)
+    assert "-苹果这一行的均值是多少？" in diff and "+苹果这一行的均值等于多少？" in diff
+    assert not any("image/png" in line for line in diff)

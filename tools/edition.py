@@ -233,6 +233,26 @@ def last_commit(path: Path, root: Path = course.ROOT) -> str | None:
     return done.stdout.strip() or None
 
 
+def sources_text(nb: nbformat.NotebookNode) -> list[str]:
+    """A notebook's sources as lines, each cell under a `# ---- cell i (type)` line (outputs left out)."""
+    lines = []
+    for i, cell in enumerate(nb.cells):
+        lines += [f"# ---- cell {i} ({cell.cell_type})", *cell.source.split("\n")]
+    return lines
+
+
+def changes(pair: Pair, commit: str, root: Path = course.ROOT) -> list[str]:
+    """The Chinese notebook's sources changed since `commit`, as a unified diff (outputs left out)."""
+    import difflib
+
+    rel = pair.chinese.relative_to(root).as_posix()
+    done = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise ValueError(f"git show {commit}:{rel} failed: {done.stderr.strip()}")
+    old, new = nbformat.reads(done.stdout, as_version=4), nbformat.read(pair.chinese, as_version=4)
+    return list(difflib.unified_diff(sources_text(old), sources_text(new), f"{rel}@{commit}", rel, lineterm=""))
+
+
 def stamp(pair: Pair, root: Path = course.ROOT) -> list[str]:
     """Record in the English notebook the fingerprint and commit of its Chinese twin; refuse if they differ."""
     if not pair.chinese.is_file():
@@ -269,12 +289,13 @@ def main(argv: list[str] | None = None, root: Path = course.ROOT) -> int:
             print(f"{pair.name}: " + ("stamped" if not problems else "NOT stamped:"))
         elif args.command == "changes":
             commit = record(nbformat.read(pair.english, as_version=4)).get("follows", {}).get("commit")
-            if not commit:
-                problems = ["no commit recorded: nothing to compare with"]
-            else:
-                rel = pair.chinese.relative_to(root)
-                subprocess.run(["git", "diff", "--stat", "--patch", commit, "--", str(rel)], cwd=root, check=False)
+            try:
+                if not commit:
+                    raise ValueError("no commit recorded: nothing to compare with")
+                print("\n".join(changes(pair, commit, root)) or f"{pair.name}: no change since {commit}")
                 problems = []
+            except ValueError as exc:
+                problems = [str(exc)]
         else:
             problems = differences(pair)
             if problems:
