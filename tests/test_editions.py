@@ -7,6 +7,7 @@ and on a tiny pair written here, which shows each check can fail (tools/edition.
 from __future__ import annotations
 
 import copy
+import json
 import re
 import subprocess
 
@@ -441,3 +442,20 @@ def test_changes_shows_the_chinese_sources_changed_since_the_stamp(root):
     diff = edition.changes(the_pair(root), commit, root)
     assert "-苹果这一行的均值是多少？" in diff and "+苹果这一行的均值等于多少？" in diff
     assert not any("image/png" in line for line in diff)
+
+
+def test_stale_cells_compare_each_edition_with_its_own_release(tmp_path):
+    """A changed Chinese cell is looked for in the students' Chinese notebook only, never in its English twin with
+    the same file name and the same cell ids."""
+    from tools import student_release
+
+    def notebook(source):
+        return json.dumps({"cells": [{"id": "c1", "cell_type": "markdown", "source": source}]})
+
+    changed = {NAME: {"c1": ("旧", "新")}, f"en/{NAME}": {"c1": ("old", "new")}}
+    student = tmp_path / "alice" / "course" / "notebooks"
+    (student / "en").mkdir(parents=True)
+    (student / NAME).write_text(notebook("新"), encoding="utf-8")  # up to date
+    (student / "en" / NAME).write_text(notebook("old"), encoding="utf-8")  # kept the old English cell
+    found = student_release.stale_cells(changed, tmp_path)
+    assert found == [student_release.Stale("alice", f"en/{NAME}", "c1", "old")]
