@@ -97,7 +97,8 @@ test: lint
 	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-notebooks-other-path test-browser
 
 # Code and notebooks (.ipynb, linted and formatted like .py files), one formatter (ruff format), the generated
-# navigation cells, the English notebooks against their Chinese twins (tools/edition.py), every commit subject since tools/commit_subjects.py's base within 72 bytes, and mypy on lnlib
+# navigation cells, the English notebooks against their Chinese twins (tools/edition.py), every commit subject
+# since tools/commit_subjects.py's base within 72 bytes, and mypy on lnlib
 # (strict on the public API; no finding beyond tools/mypy_baseline.txt). `make format` applies the formatter and
 # ruff's safe fixes.
 LINT_PATHS := lnlib tests tools benchmarks notebooks assignments
