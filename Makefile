@@ -77,8 +77,17 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) \
 .PHONY: lab-install
 lab-install: $(RUNTIME_STAMP)
 
+# The edition `make lab` opens: EDITION=zh (default, notebooks/00-index.ipynb) or EDITION=en (notebooks/en/, the
+# English edition). Not LANG: that is the shell's locale variable, set on most machines already.
+EDITION ?= zh
+ifneq ($(filter-out zh en,$(EDITION)),)
+$(error EDITION=zh (the Chinese edition) or EDITION=en (the English edition), not '$(EDITION)')
+endif
+EDITION_INDEX := $(if $(filter en,$(EDITION)),notebooks/en/00-index.ipynb,notebooks/00-index.ipynb)
+
 lab: $(RUNTIME_STAMP)
-	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/notebooks/00-index.ipynb
+	@test -f $(EDITION_INDEX) || { echo "make lab: $(EDITION_INDEX) is not there yet" >&2; exit 2; }
+	$(BIN)/jupyter lab $(strip $(LAB_FLAGS)) --LabApp.default_url=/lab/tree/$(EDITION_INDEX)
 
 # `make test`: lint first (seconds), then the independent suites, three at a time (make -j3): the unit tests, strict
 # nbval on the second code path (see test-notebooks-other-path), the real-browser tests and the English smoke run
@@ -88,7 +97,8 @@ test: lint
 	@$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-notebooks-other-path test-browser test-english
 
 # Code and notebooks (.ipynb, linted and formatted like .py files), one formatter (ruff format), the generated
-# navigation cells, every commit subject since tools/commit_subjects.py's base within 72 bytes, and mypy on lnlib
+# navigation cells, the English notebooks against their Chinese twins (tools/edition.py), every commit subject
+# since tools/commit_subjects.py's base within 72 bytes, and mypy on lnlib
 # (strict on the public API; no finding beyond tools/mypy_baseline.txt). `make format` applies the formatter and
 # ruff's safe fixes.
 LINT_PATHS := lnlib tests tools benchmarks notebooks assignments
@@ -96,6 +106,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/python -m tools.nav --check
+	$(BIN)/python -m tools.edition --check
 	$(BIN)/python -m tools.commit_subjects
 	$(BIN)/python -m tools.typecheck
 
@@ -127,7 +138,8 @@ coverage: $(STAMP)
 # a learner without numba). An output that depends on a CPU's kernel or on the code path fails one of the two.
 # (tests.nbval_alt, loaded by $(NBVAL), also sets LNLIB_REVEAL=all: nbval compares the stored view, every %%reveal
 # cell open, never the learner's progress file on this machine)
-NBVAL_RUN := $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
+NBVAL_PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL)
+NBVAL_RUN := $(NBVAL_PYTEST) notebooks
 OTHER_PATH := OPENBLAS_CORETYPE=Prescott NUMBA_DISABLE_JIT=1
 OFFLINE_SETUP = if unshare -rn sh -c 'ip link set lo up' 2>/dev/null; then \
 		echo "$@: offline (unshare -rn, loopback only)"; \
@@ -146,13 +158,20 @@ test-notebooks: $(STAMP)
 	if [ $$rc -eq 0 ]; then tail -n 1 build/nbval-other-path.log; else cat build/nbval-other-path.log; fi; \
 	test $$own -eq 0 -a $$rc -eq 0
 
-# Within `make test` one pass is enough, the second path: the stored outputs come from a run on the maintainer's own
-# path, so a stale output, hidden randomness and an output that depends on the CPU's kernel or on numba all show
-# there as a difference. (`make test-notebooks` runs both, to tell those apart.)
+# Within `make test` one pass is enough for the Chinese notebooks, the second path: the stored outputs come from a
+# run on the maintainer's own path, so a stale output, hidden randomness and an output that depends on the CPU's
+# kernel or on numba all show there as a difference. (`make test-notebooks` runs both, to tell those apart.)
+# The English edition (notebooks/en/, inside `notebooks`, so in the same pass) then runs on this machine's own path
+# too: its outputs are new and regenerated more often, so both paths, one after the other in this lane.
+EN_NOTEBOOKS = $(wildcard notebooks/en/[0-9][0-9]-*.ipynb)
 test-notebooks-other-path: $(STAMP)
 	@$(OFFLINE_SETUP); \
 	echo "strict nbval with $(OTHER_PATH)"; \
-	$$wrap "$${pre}env $(OTHER_PATH) $(NBVAL_RUN)"
+	$$wrap "$${pre}env $(OTHER_PATH) $(NBVAL_RUN)" || exit 1; \
+	if [ -n "$(EN_NOTEBOOKS)" ]; then \
+		echo "strict nbval of the English edition on this machine's own path"; \
+		$$wrap "$${pre}$(NBVAL_PYTEST) notebooks/en"; \
+	fi
 
 # The English smoke run (issue 43): every notebook executed with LNLIB_LANG=en and every %%reveal open, and no output
 # (text, HTML, alt text, the widgets' words) holds Chinese other than the example's tokens, the cell's own words,
@@ -187,8 +206,8 @@ nav: $(STAMP)
 
 # Teachers, from a fresh clone (README, docs/teacher-guide.md). `make repo REPO=owner/name [BRANCH=b]` sets the one
 # repository setting every launch link comes from (needs the learner's environment: it rewrites the notebooks).
-# `make hub-link HUB=hub.example.edu [REPO=owner/name] [BRANCH=b] [NOTEBOOK=notebooks/03-….ipynb] [PARENT=courses]`
-# prints the nbgitpuller link: tools.hub_link needs only the standard library, so any Python 3.11.2+ runs it, no
+# `make hub-link HUB=hub.example.edu [REPO=owner/name] [BRANCH=b] [NOTEBOOK=notebooks/03-….ipynb] [PARENT=courses]
+# [EDITION=en]` prints the nbgitpuller link (EDITION=en: the English edition's course map): tools.hub_link needs only the standard library, so any Python 3.11.2+ runs it, no
 # install. `make simulate-binder` builds Binder's image in build/binder-sim (network, ~1 GB, a few minutes).
 .PHONY: repo hub-link simulate-binder
 repo: $(RUNTIME_STAMP)
@@ -198,7 +217,7 @@ repo: $(RUNTIME_STAMP)
 hub-link: python-check
 	@if [ -z "$(HUB)" ]; then echo "make hub-link: say which hub: make hub-link HUB=hub.example.edu [REPO=owner/name]" >&2; exit 2; fi
 	@$(PYTHON) -m tools.hub_link "$(HUB)" $(if $(REPO),"$(REPO)") $(if $(BRANCH),--branch "$(BRANCH)") \
-		$(if $(NOTEBOOK),--notebook "$(NOTEBOOK)") $(if $(PARENT),--parent-path "$(PARENT)")
+		$(if $(NOTEBOOK),--notebook "$(NOTEBOOK)") $(if $(PARENT),--parent-path "$(PARENT)") --edition "$(EDITION)"
 
 simulate-binder: python-check
 	$(PYTHON) -m tools.simulate_binder --python "$(PYTHON)"
@@ -234,9 +253,10 @@ student: $(STAMP)
 # The whole course as one PDF (build/course.pdf): the static site's pages printed in course order by headless
 # Chromium (/usr/bin/chromium, driven by Playwright) with tools/site/print.css, after a contents page. Offline.
 # The printed course has no Binder button, so it is built from a preview of the site (any repository setting).
+# EDITION=en: the English edition's PDF, build/course-en.pdf.
 pdf: $(STAMP)
 	$(BIN)/python -m tools.build_site --out build/site-print --preview
-	$(BIN)/python -m tools.pdf --site build/site-print --out build/course.pdf
+	$(BIN)/python -m tools.pdf $(if $(filter en,$(EDITION)),--site build/site-print/en --out build/course-en.pdf --edition en,--site build/site-print --out build/course.pdf)
 
 # Graded assignments (docs/teacher-guide.md, "布置和批改作业"): for the chosen notebooks and every student id of
 # ROSTER, a student release in build/assignments/release/<id>/ and the teacher's material (source notebooks with the

@@ -30,6 +30,7 @@ from tools.outputs import coalesce_streams, stream_text
 
 PATHS = notebook_paths()
 IDS = [p.stem for p in PATHS]
+BOTH_EDITIONS = PATHS + notebook_paths(course.EDITION_FOLDERS["en"])  # the English ones: notebooks/en/
 
 
 def read(path):
@@ -61,7 +62,7 @@ def test_notebook_skeleton(path):
         assert len(exercise_names(nb)) >= 2, "at least two checked exercises"
 
 
-@pytest.mark.parametrize("path", PATHS, ids=IDS)
+@pytest.mark.parametrize("path", BOTH_EDITIONS, ids=lambda p: p.relative_to(course.NOTEBOOKS).as_posix())
 def test_outputs_are_clean(path):
     """No errors, stderr, memory addresses or local paths in stored outputs; every code cell was run, in order; stream
     outputs stored as Jupyter shows them (tools.run_notebooks coalesces them: nothing stored depends on load)."""

@@ -482,13 +482,15 @@ def fork(tmp_path) -> repository.Files:
 def launch_links(files: repository.Files) -> list[str]:
     texts = [files.readme.read_text(encoding="utf-8"), files.citation.read_text(encoding="utf-8")]
     texts += [p.read_text(encoding="utf-8") for p in sorted((files.root / "notebooks").glob("*.ipynb"))]
+    texts += [p.read_text(encoding="utf-8") for p in sorted((files.root / "notebooks" / "en").glob("*.ipynb"))]
     return [m for t in texts for m in re.findall(r"https://(?:mybinder\.org/v2/gh|github\.com)/[^\s)\"'\\<]+", t)]
 
 
 def test_a_forks_repository_setting_reaches_every_link(fork, capsys):
     """`python -m tools.nav --repo` used to rewrite course.toml and the notebooks but not README or CITATION."""
     before = launch_links(fork)
-    assert len(before) == len(PATHS) + 2 and all(course.PLACEHOLDER_REPOSITORY in x for x in before)
+    notebooks = len(PATHS) + len(list((fork.root / "notebooks" / "en").glob("*.ipynb")))  # both editions
+    assert len(before) == notebooks + 3 and all(course.PLACEHOLDER_REPOSITORY in x for x in before)
     assert nav.main(["--check"], files=fork) == 0
     assert "placeholder OWNER/REPO" in capsys.readouterr().err  # the shipped setting is named, not accepted silently
 
@@ -497,7 +499,7 @@ def test_a_forks_repository_setting_reaches_every_link(fork, capsys):
     assert len(links) == len(before)
     assert not any(course.PLACEHOLDER_REPOSITORY in x for x in links)
     binder = [x for x in links if "mybinder.org" in x]
-    assert len(binder) == len(PATHS) + 1 and all(
+    assert len(binder) == notebooks + 2 and all(  # every notebook and the README's two badges (zh, en)
         x.startswith(f"https://mybinder.org/v2/gh/{FORK}/HEAD?") for x in binder
     )
     plan = course.load_plan(fork.plan)

@@ -88,3 +88,24 @@ def test_make_lab_serves_the_first_notebook_headless(tmp_path: Path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         proc.stdout.close()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_lab_opens_the_chosen_edition():
+    """`make lab EDITION=en` opens the English course map; EDITION (not LANG, the shell's locale) is checked."""
+
+    def dry(*args):  # make -n runs nothing (not even a stale venv's rebuild): it prints the commands
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "EDITION")}
+        return subprocess.run(
+            ["make", "-n", "--no-print-directory", "lab", *args], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+
+    urls = {e: re.findall(r"default_url=(\S+)", dry(*([f"EDITION={e}"] if e else [])).stdout) for e in ("", "zh", "en")}
+    assert urls == {
+        "": ["/lab/tree/notebooks/00-index.ipynb"],
+        "zh": ["/lab/tree/notebooks/00-index.ipynb"],
+        "en": ["/lab/tree/notebooks/en/00-index.ipynb"],
+    }
+    wrong = dry("EDITION=fr")
+    assert wrong.returncode != 0 and "EDITION=zh" in wrong.stderr and "EDITION=en" in wrong.stderr
+    assert urls[""] == re.findall(r"default_url=(\S+)", dry("LANG=en_US.UTF-8").stdout), "LANG is the locale, not ours"

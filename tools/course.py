@@ -20,6 +20,10 @@ if TYPE_CHECKING:  # only annotations need it: the tools that read no notebook (
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
+# The editions: the Chinese notebooks are the source; the English edition (notebooks/en/, the same file names and
+# cells) follows them, each English notebook recording the Chinese revision it follows (tools/edition.py).
+EDITIONS = ("zh", "en")
+EDITION_FOLDERS = {"zh": NOTEBOOKS, "en": NOTEBOOKS / "en"}
 BUILD = ROOT / "build"
 PLAN_FILE = Path(__file__).resolve().with_name("course.toml")
 
@@ -31,7 +35,10 @@ INDEX_STEM = "00-index"
 #                                          ...  # 在这里填写
 ANSWER_MAGIC = "%%answer"
 CODE_MAGIC = "%%code_exercise"
-PLACEHOLDER = "# 在下面一行写答案"  # the body of an unanswered %%answer cell (IPython refuses an empty body)
+# The body of an unanswered %%answer cell (IPython refuses an empty body), per edition: the Chinese notebooks
+# (notebooks/NN-slug.ipynb) and the English ones (notebooks/en/NN-slug.ipynb, metadata lnlib.edition = "en").
+PLACEHOLDERS = {"zh": "# 在下面一行写答案", "en": "# write your answer on the line below"}
+PLACEHOLDER = PLACEHOLDERS["zh"]
 CHECK_CALL = re.compile(r"\A%%answer[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
 FUNCTION_CALL = re.compile(r"\A%%code_exercise[ \t]+([0-9]{2}\.[a-z0-9_]+)[ \t]*$", re.M)
 REVEAL_TAG = "reveal"  # a code cell whose output shows a predict cell's answer (folded until the learner asks)
@@ -45,9 +52,22 @@ REVEAL_SUMMARY = "想好了再展开：答案"  # the summary of the site's fold
 DERIVATION_SUMMARY = "核对之后再展开：推导过程"
 
 
-def answer_placeholder(name: str) -> str:
-    """The source of an unanswered %%answer cell."""
-    return f"{ANSWER_MAGIC} {name}\n{PLACEHOLDER}"
+def answer_placeholder(name: str, edition: str = "zh") -> str:
+    """The source of an unanswered %%answer cell in the notebooks of `edition` ("zh" or "en")."""
+    return f"{ANSWER_MAGIC} {name}\n{PLACEHOLDERS[edition]}"
+
+
+def edition_of(nb: nbformat.NotebookNode) -> str:
+    """The edition of a notebook: its metadata `lnlib.edition` ("en"), else the Chinese source edition "zh"."""
+    found = nb.metadata.get("lnlib", {}).get("edition", "zh")
+    if found not in EDITIONS:
+        raise ValueError(f"metadata lnlib.edition: expected one of {', '.join(EDITIONS)}, got {found!r}")
+    return found
+
+
+def is_placeholder(line: str) -> bool:
+    """Whether a line is the placeholder comment of an unanswered answer cell, in any edition."""
+    return line.strip() in PLACEHOLDERS.values()
 
 
 REPOSITORY_FORMAT = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
@@ -61,10 +81,19 @@ class Lesson:
     title: str
     summary: str  # one line for the course map and the README
     goals: tuple[str, ...] = ()
+    english: tuple[str, str, tuple[str, ...]] | None = None  # title_en, summary_en, goals_en of course.toml
 
     @property
     def number(self) -> int:
         return int(self.stem[:2])
+
+    def in_edition(self, edition: str) -> Lesson:
+        """The lesson with its title, summary and goals in the words of `edition` ("zh" or "en")."""
+        if edition == "zh":
+            return self
+        if edition != "en" or self.english is None:
+            raise ValueError(f"{PLAN_FILE.name}: lesson {self.stem} has no title_en/summary_en for edition {edition!r}")
+        return Lesson(self.stem, *self.english, english=self.english)
 
 
 @dataclass(frozen=True)
@@ -74,6 +103,14 @@ class Plan:
     license_note: str
     lessons: tuple[Lesson, ...]
     branch: str = ""  # "" = the repository's default branch (Binder's HEAD; nbgitpuller picks it too)
+    title_en: str = ""
+    license_note_en: str = ""
+
+    def title_in(self, edition: str) -> str:
+        return self.title_en if edition == "en" else self.title
+
+    def license_note_in(self, edition: str) -> str:
+        return self.license_note_en if edition == "en" else self.license_note
 
     @property
     def stems(self) -> list[str]:
@@ -99,8 +136,25 @@ class UnplannedNotebookError(ValueError):
 
 def load_plan(path: Path = PLAN_FILE) -> Plan:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    lessons = tuple(Lesson(x["stem"], x["title"], x["summary"], tuple(x.get("goals", ()))) for x in data["lesson"])
-    return Plan(data["title"], data["repository"], data["license_note"], lessons, data.get("branch", ""))
+    lessons = tuple(
+        Lesson(
+            x["stem"],
+            x["title"],
+            x["summary"],
+            tuple(x.get("goals", ())),
+            (x["title_en"], x["summary_en"], tuple(x.get("goals_en", ()))) if "title_en" in x else None,
+        )
+        for x in data["lesson"]
+    )
+    return Plan(
+        data["title"],
+        data["repository"],
+        data["license_note"],
+        lessons,
+        data.get("branch", ""),
+        data.get("title_en", ""),
+        data.get("license_note_en", ""),
+    )
 
 
 def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:

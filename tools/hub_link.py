@@ -3,6 +3,7 @@
     python -m tools.hub_link https://hub.example.edu
     python -m tools.hub_link hub.example.edu https://gitlab.com/team/course.git --branch spring
     python -m tools.hub_link hub.example.edu owner/name --notebook notebooks/03-one-row-by-hand.ipynb
+    python -m tools.hub_link hub.example.edu owner/name --edition en   # the English edition's course map
     python -m tools.hub_link hub.example.edu owner/name --parent-path courses   # a hub with NBGITPULLER_PARENTPATH
 
 The link has the form
@@ -25,6 +26,7 @@ from tools import course
 from tools import repository as repo_setting
 
 DEFAULT_NOTEBOOK = f"notebooks/{course.INDEX_STEM}.ipynb"
+EDITION_INDEX = {"zh": DEFAULT_NOTEBOOK, "en": f"notebooks/en/{course.INDEX_STEM}.ipynb"}  # what --edition opens
 FOLDER = re.compile(r"\w[\w.-]*")  # one folder name (Unicode letters allowed), no path
 
 
@@ -109,7 +111,13 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="the hub's NBGITPULLER_PARENTPATH, if it sets one (the folder nbgitpuller clones into)",
     )
-    parser.add_argument("--notebook", default=DEFAULT_NOTEBOOK, help="the page to open, relative to the repository")
+    parser.add_argument("--notebook", help="the page to open, relative to the repository (default: --edition's map)")
+    parser.add_argument(
+        "--edition",
+        default="zh",
+        choices=sorted(EDITION_INDEX),
+        help="zh = open the Chinese course map (default), en = the English edition's (notebooks/en/)",
+    )
     parser.add_argument(
         "--interface",
         default="lab",
@@ -123,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.hub,
                 args.repo,
                 branch=args.branch,
-                notebook=args.notebook,
+                notebook=args.notebook or EDITION_INDEX[args.edition],
                 interface=args.interface,
                 parent_path=args.parent_path,
             )

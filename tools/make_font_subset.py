@@ -69,7 +69,7 @@ def lnlib_strings(root: Path = ROOT) -> list[str]:
     return out + catalogue_strings()
 
 
-PRINTED_DOMAINS = frozenset({"feedback", "exercises", "code", "codex", "grading"})
+PRINTED_DOMAINS = frozenset({"feedback", "exercises", "code", "codex", "grading", "site"})
 """Message domains (lnlib/locale) whose text is only printed, never drawn in a figure (the words of PRINTED_ONLY)."""
 
 

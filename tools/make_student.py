@@ -6,9 +6,10 @@ through `python -m tools.assignments` and `python -m tools.grade` (make assignme
     python -m tools.make_student               # -> build/student/
     python -m tools.make_student --out DIR
 
-For every notebooks/NN-slug.ipynb:
+For every notebooks/NN-slug.ipynb (and every English notebooks/en/NN-slug.ipynb, into <out>/en/):
 - every answer cell (`%%answer NN.name`) is reset to its placeholder (the magic line and the comment
-  `# 在下面一行写答案`), and its outputs and execution count are cleared;
+  `# 在下面一行写答案`, in an English notebook `# write your answer on the line below`), and its outputs and
+  execution count are cleared;
 - every `reveal`-tagged code cell (its output shows the answer of a predict cell above it) keeps its code but loses
   its outputs, so nothing gives the answer away before the student runs it;
 - cells tagged `solution` (or `remove-cell`) and markdown `<details>` blocks whose summary mentions 答案 / 解答 / 参考
@@ -40,6 +41,15 @@ SOLUTION_DETAILS = re.compile(
 )
 SOLUTIONS_SENTENCE = re.compile(r"[^。\n]*notebooks/solutions/?[^。\n]*。?")
 TEACHER_SENTENCE = "参考答案由老师另行发放。"
+# The English edition (notebooks/en/ → <out>/en/): a <details> block whose summary speaks of an answer or solution
+# goes, a derivation (summary naming it, the twin of 核对之后再展开：推导过程) stays; a sentence naming
+# notebooks/solutions/ (a sentence ends at . ! or ? before a space or the line's end) says the teacher has them.
+SOLUTION_DETAILS_EN = re.compile(
+    r"<details>\s*<summary>(?![^<]*derivation)[^<]*(answer|solution)[^<]*</summary>.*?</details>\s*", re.S | re.I
+)
+SOLUTIONS_SENTENCE_EN = re.compile(r"[^\n]*?notebooks/solutions[^\n]*?(?:[.!?](?=\s|$)|$)", re.M)
+TEACHER_SENTENCE_EN = "Your teacher hands out the worked answers."
+SENTENCE_START = re.compile(r"(?:^|(?<=[.!?])\s+)(?=\S)", re.M)
 
 README = """# 学生版笔记本
 
@@ -49,22 +59,39 @@ README = """# 学生版笔记本
 """
 
 
-def placeholder(names: list[str]) -> str:
-    """The answer cell as a student gets it (one exercise per cell)."""
-    return "\n\n".join(answer_placeholder(name) for name in names)
+def placeholder(names: list[str], edition: str = "zh") -> str:
+    """The answer cell as a student gets it (one exercise per cell), with the placeholder of its edition."""
+    return "\n\n".join(answer_placeholder(name, edition) for name in names)
+
+
+def _english_sentences_without_solutions(line: str) -> str:
+    """A line of English prose with each sentence naming notebooks/solutions/ replaced by TEACHER_SENTENCE_EN."""
+    if "notebooks/solutions" not in line:
+        return line
+    starts = [m.end() for m in SENTENCE_START.finditer(line)] or [0]
+    pieces = [line[: starts[0]]] + [line[a:b] for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
+    return "".join(
+        (TEACHER_SENTENCE_EN + piece[len(piece.rstrip()) :]) if "notebooks/solutions" in piece else piece
+        for piece in pieces
+    )
 
 
 def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
     """Turn a notebook into its student copy in place; return counts of what was changed."""
     stats = {"exercises": 0, "removed": 0, "folded": 0}
+    edition = course.edition_of(nb)
     cells = []
     for cell in nb.cells:
         if SOLUTION_TAGS & set(cell.metadata.get("tags", [])):
             stats["removed"] += 1
             continue
         if cell.cell_type == "markdown":
-            text = SOLUTION_DETAILS.sub("", cell.source)
-            text = SOLUTIONS_SENTENCE.sub(TEACHER_SENTENCE, text)
+            if edition == "en":
+                text = SOLUTION_DETAILS_EN.sub("", cell.source)
+                text = "\n".join(_english_sentences_without_solutions(line) for line in text.split("\n"))
+            else:
+                text = SOLUTION_DETAILS.sub("", cell.source)
+                text = SOLUTIONS_SENTENCE.sub(TEACHER_SENTENCE, text)
             if not text.strip():
                 stats["removed"] += 1
                 continue
@@ -72,7 +99,7 @@ def studentize(nb: nbformat.NotebookNode) -> dict[str, int]:
         elif cell.cell_type == "code":
             names = CHECK_CALL.findall(cell.source)
             if names:
-                cell.source = placeholder(names)
+                cell.source = placeholder(names, edition)
                 cell.outputs = []
                 cell.execution_count = None
                 stats["exercises"] += len(names)
@@ -95,14 +122,17 @@ def build(
     paths = [path for _, path in course.planned_notebooks(plan, notebooks)]
     if not paths:
         raise ValueError(f"notebooks: no NN-slug.ipynb in {notebooks}")
+    english = [path for _, path in course.planned_notebooks(plan, notebooks / "en")]  # the English edition, if any
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
+    if english:
+        (out / "en").mkdir()
     written = []
-    for path in paths:
+    for path in paths + english:
         nb = nbformat.read(path, as_version=4)
         stats = studentize(nb)
-        target = out / path.name
+        target = out / path.relative_to(notebooks)
         nbformat.write(nb, target)
         written.append(target)
         if not quiet:

@@ -1,5 +1,8 @@
 """Write the generated cells of every notebook: the header, the footer and (in 00-index) the course map.
 
+Both editions: notebooks/NN-slug.ipynb in Chinese and notebooks/en/NN-slug.ipynb in English (titles, summaries
+and goals from the plan's `*_en` fields, the tool's own words from the catalogue domain `site`, tools/words.py).
+
 Cells are found by a marker comment on their first line, so running this again only replaces them.
     python -m tools.nav            # update notebooks in place
     python -m tools.nav --check    # exit 1 if any notebook is out of date (make lint)
@@ -20,59 +23,65 @@ import nbformat
 
 from tools import course
 from tools import repository as repo_setting
+from tools.words import message
 
 HEADER, FOOTER, MAP = "<!-- nav:header -->", "<!-- nav:footer -->", "<!-- nav:map -->"
-PROGRESS_NOTE = (
-    "**看看进度**：在任意一个代码单元格里运行 `lnlib.progress()`，它会列出每一篇你答对了几道题"
-    "（重启内核、关掉浏览器以后记录也还在）。"
-)
 
 
-def binder_url(stem: str, repository: str = course.REPOSITORY, branch: str = course.BRANCH) -> str:
-    return repo_setting.binder_url(repository, branch, f"notebooks/{stem}.ipynb")
+def notebook_path(stem: str, edition: str = "zh") -> str:
+    """The notebook's path in the repository: notebooks/NN-slug.ipynb, notebooks/en/NN-slug.ipynb."""
+    return f"notebooks/{'en/' if edition == 'en' else ''}{stem}.ipynb"
 
 
-def header(lesson: course.Lesson, repository: str, branch: str = course.BRANCH) -> str:
-    lines = [HEADER, f"# {course.SERIES_TITLE} · 第 {lesson.number} 篇：{lesson.title}", "", lesson.summary, ""]
-    if lesson.goals:
-        lines += ["**这一篇你将学到：**", ""] + [f"- {g}" for g in lesson.goals] + [""]
-    # a text link, not the badge image: the notebook must show nothing broken when opened offline
-    lines.append(
-        f"[▶ 在 Binder 中打开]({binder_url(lesson.stem, repository, branch)})"
-        " · 运行方法：从上到下依次运行每个单元格（Shift + Enter），或选择菜单「Run → Run All Cells」。"
+def binder_url(stem: str, repository: str = course.REPOSITORY, branch: str = course.BRANCH, edition: str = "zh") -> str:
+    return repo_setting.binder_url(repository, branch, notebook_path(stem, edition))
+
+
+def header(lesson: course.Lesson, repository: str, branch: str = course.BRANCH, edition: str = "zh") -> str:
+    words = lesson.in_edition(edition)
+    heading = message(
+        "site.lesson_heading", edition, series=course.PLAN.title_in(edition), number=lesson.number, title=words.title
     )
+    lines = [HEADER, f"# {heading}", "", words.summary, ""]
+    if words.goals:
+        lines += [message("site.you_will_learn", edition), ""] + [f"- {g}" for g in words.goals] + [""]
+    # a text link, not the badge image: the notebook must show nothing broken when opened offline
+    binder = binder_url(lesson.stem, repository, branch, edition)
+    lines.append(f"[{message('site.open_in_binder', edition)}]({binder}) · {message('site.how_to_run', edition)}")
     return "\n".join(lines)
 
 
-def footer(lesson: course.Lesson, present: set[str]) -> str:
+def footer(lesson: course.Lesson, present: set[str], edition: str = "zh") -> str:
     stems = [x.stem for x in course.LESSONS]
     i = stems.index(lesson.stem)
 
     def link(j, arrow_left):
         other = course.LESSONS[j]
-        text = f"第 {other.number} 篇：{other.title}"
+        text = message("site.lesson_link", edition, number=other.number, title=other.in_edition(edition).title)
         if other.stem not in present:
-            text += "（即将推出）"
+            text += message("site.coming_soon", edition)
             return f"← {text}" if arrow_left else f"{text} →"
         return f"[← {text}]({other.stem}.ipynb)" if arrow_left else f"[{text} →]({other.stem}.ipynb)"
 
     parts = []
     if i > 0:
         parts.append(link(i - 1, True))
-    parts.append("[目录](00-index.ipynb)")
+    parts.append(f"[{message('site.contents', edition)}](00-index.ipynb)")
     if i + 1 < len(stems):
         parts.append(link(i + 1, False))
     lines = [FOOTER, "---", "", " · ".join(parts), ""]
     if lesson.stem != course.INDEX_STEM:  # a lesson's exercises end just above: where the learner's record is
-        lines += [PROGRESS_NOTE, ""]
-    return "\n".join([*lines, course.LICENSE_NOTE])
+        lines += [message("site.progress_note", edition), ""]
+    return "\n".join([*lines, course.PLAN.license_note_in(edition)])
 
 
-def course_map(present: set[str]) -> str:
-    lines = [MAP, "| 篇 | 标题 | 内容 |", "|---|---|---|"]
+def course_map(present: set[str], edition: str = "zh") -> str:
+    lines = [MAP, message("site.map_header", edition), "|---|---|---|"]
     for lesson in course.LESSONS[1:]:
-        title = f"[{lesson.title}]({lesson.stem}.ipynb)" if lesson.stem in present else f"{lesson.title}（即将推出）"
-        lines.append(f"| {lesson.number:02d} | {title} | {lesson.summary} |")
+        words = lesson.in_edition(edition)
+        soon = message("site.coming_soon", edition)
+        title = f"[{words.title}]({lesson.stem}.ipynb)" if lesson.stem in present else f"{words.title}{soon}"
+        lines.append(f"| {lesson.number:02d} | {title} | {words.summary} |")
     return "\n".join(lines)
 
 
@@ -99,8 +108,9 @@ def _put(nb, marker, text, where):
 
 
 def set_header(nb, lesson: course.Lesson, repository: str, branch: str = course.BRANCH) -> bool:
-    """Write the generated header (with its Binder link) into a notebook in memory; True if it changed."""
-    return _put(nb, HEADER, header(lesson, repository, branch), "start")
+    """Write the generated header (with its Binder link) into a notebook in memory, in its edition's words (its
+    metadata lnlib.edition); True if it changed."""
+    return _put(nb, HEADER, header(lesson, repository, branch, course.edition_of(nb)), "start")
 
 
 def update(
@@ -109,26 +119,33 @@ def update(
     notebooks: Path = course.NOTEBOOKS,
     branch: str | None = None,
 ) -> list[str]:
-    """Bring every notebook's generated cells up to date; return the names of notebooks that changed.
+    """Bring every notebook's generated cells up to date, both editions (`notebooks` and `notebooks`/en); return the
+    names of notebooks that changed (English ones as en/NN-slug).
 
     Raises course.UnplannedNotebookError (before touching any file) for a notebook the plan does not list.
     """
     repository = repository or course.REPOSITORY
     branch = course.BRANCH if branch is None else branch
-    found = course.planned_notebooks(folder=notebooks)
-    present = {lesson.stem for lesson, _ in found}
+    editions = {
+        "zh": course.planned_notebooks(folder=notebooks),
+        "en": course.planned_notebooks(folder=notebooks / "en"),
+    }
     changed = []
-    for lesson, path in found:
-        stem = lesson.stem
-        nb = nbformat.read(path, as_version=4)
-        dirty = set_header(nb, lesson, repository, branch)
-        dirty |= _put(nb, FOOTER, footer(lesson, present), "end")
-        if stem == course.INDEX_STEM:
-            dirty |= _put(nb, MAP, course_map(present), "existing")
-        if dirty:
-            changed.append(stem)
-            if not check:
-                nbformat.write(nb, path)
+    for edition, found in editions.items():
+        present = {lesson.stem for lesson, _ in found}
+        for lesson, path in found:
+            stem = lesson.stem
+            nb = nbformat.read(path, as_version=4)
+            if course.edition_of(nb) != edition:
+                raise ValueError(f"{path}: metadata lnlib.edition is {course.edition_of(nb)!r}, not {edition!r}")
+            dirty = set_header(nb, lesson, repository, branch)
+            dirty |= _put(nb, FOOTER, footer(lesson, present, edition), "end")
+            if stem == course.INDEX_STEM:
+                dirty |= _put(nb, MAP, course_map(present, edition), "existing")
+            if dirty:
+                changed.append(stem if edition == "zh" else f"en/{stem}")
+                if not check:
+                    nbformat.write(nb, path)
     return changed
 
 
@@ -145,7 +162,8 @@ def main(argv: list[str] | None = None, files: repo_setting.Files = repo_setting
     branch = plan.branch if args.branch is None else args.branch
     notebooks = files.root / "notebooks"
     try:
-        course.planned_notebooks(plan, notebooks)  # an unplanned notebook stops everything before any write
+        for folder in (notebooks, notebooks / "en"):  # an unplanned notebook stops everything before any write
+            course.planned_notebooks(plan, folder)
         if args.check:
             changed = repo_setting.out_of_date(repository, branch, files)
         else:

@@ -2,6 +2,7 @@
 
     python -m tools.build_site --out build/site && python -m tools.pdf      # -> build/course.pdf  (or: make pdf)
     python -m tools.pdf --site DIR --out FILE
+    python -m tools.pdf --site build/site/en --out build/course-en.pdf --edition en    # the English edition
 
 Offline: headless Chromium (Debian's /usr/bin/chromium, or Chrome / Edge / Chromium where macOS and Windows put
 them: `find_chromium`; driven by Playwright) opens one page that holds every lesson
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from tools import build_site, course
 from tools.course import ROOT
+from tools.words import message
 
 DEFAULT_SITE = ROOT / "build" / "site"
 DEFAULT_OUT = ROOT / "build" / "course.pdf"
@@ -82,9 +84,11 @@ def pdf_pages(data: bytes) -> int:
     return len(PAGE.findall(data))
 
 
-def lessons(site: Path) -> list[tuple[course.Lesson, Path]]:
-    """The site's pages in course order (the same order and names build_site writes)."""
-    found = [(lesson, site / build_site.page_name(lesson.stem)) for lesson, _ in course.planned_notebooks()]
+def lessons(site: Path, edition: str = "zh", notebooks: Path | None = None) -> list[tuple[course.Lesson, Path]]:
+    """The site's pages of an edition in course order (the same order and names build_site writes from the
+    notebooks of that edition: `notebooks`, by default notebooks/ or notebooks/en/)."""
+    planned = course.planned_notebooks(folder=notebooks or course.EDITION_FOLDERS[edition])
+    found = [(lesson, site / build_site.page_name(lesson.stem)) for lesson, _ in planned]
     missing = [str(page) for _, page in found if not page.is_file()]
     if missing:
         raise SystemExit(f"the site is missing pages ({', '.join(missing)}): run `make site` first")
@@ -97,17 +101,25 @@ def _main_of(page: Path) -> str:
     return text[start:end]
 
 
-def combined_html(site: Path) -> str:
-    """One HTML document: the first page's <head> (styles, MathJax), a contents page, every lesson's <main>."""
-    found = lessons(site)
+def combined_html(site: Path, edition: str = "zh", notebooks: Path | None = None) -> str:
+    """One HTML document: the first page's <head> (styles, MathJax), a contents page, every lesson's <main>.
+
+    `site` is the folder of the edition's pages (the site's root for "zh", its en/ for "en")."""
+    found = lessons(site, edition, notebooks)
+    series = course.PLAN.title_in(edition)
     first = found[0][1].read_text(encoding="utf-8")
     head = first[first.index("<head>") + len("<head>") : first.index("</head>")]
-    head = re.sub(r"<title>.*?</title>", f"<title>{html.escape(course.SERIES_TITLE)}</title>", head, flags=re.S)
+    head = re.sub(r"<title>.*?</title>", f"<title>{html.escape(series)}</title>", head, flags=re.S)
     anchors = {build_site.page_name(lesson.stem): f"ln-ch-{lesson.stem}" for lesson, _ in found}
     items, chapters = [], []
     for lesson, page in found:
         anchor = anchors[page.name]
-        label = f"第 {lesson.number} 篇　{html.escape(lesson.title)}" if lesson.number else html.escape(lesson.title)
+        title = lesson.in_edition(edition).title
+        label = (
+            html.escape(message("site.print_lesson", edition, number=lesson.number, title=title))
+            if lesson.number
+            else html.escape(title)
+        )
         items.append(
             f'<li><a href="#{anchor}">{label}</a><span class="ln-fill"></span>'
             f'<span class="ln-page" data-for="{anchor}"></span></li>'
@@ -121,21 +133,26 @@ def combined_html(site: Path) -> str:
         )
         chapters.append(f'<section class="ln-chapter" id="{anchor}">{body}</section>')
     contents = (
-        '<section class="ln-contents"><h1>' + html.escape(course.SERIES_TITLE) + "</h1>"
-        '<p class="ln-sub">一步一步算懂层归一化 · 全部课程（打印版）</p><h2>目录</h2><ol>'
-        + "".join(items)
-        + "</ol></section>"
+        '<section class="ln-contents"><h1>' + html.escape(series) + "</h1>"
+        f'<p class="ln-sub">{html.escape(message("site.print_subtitle", edition))}</p>'
+        f"<h2>{html.escape(message('site.contents', edition))}</h2><ol>" + "".join(items) + "</ol></section>"
     )
     base = site.resolve().as_uri() + "/"
+    lang = build_site.PAGE_LANGS[edition]
     return (
-        f'<!DOCTYPE html>\n<html lang="zh-Hans"><head><base href="{base}">{head}<style>{CONTENTS_CSS}</style></head>'
+        f'<!DOCTYPE html>\n<html lang="{lang}"><head><base href="{base}">{head}<style>{CONTENTS_CSS}</style></head>'
         f'<body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light">'
         f"<main>{contents}{''.join(chapters)}</main></body></html>"
     )
 
 
 def build(
-    site: Path = DEFAULT_SITE, out: Path = DEFAULT_OUT, *, chromium: Path | None = None, quiet: bool = False
+    site: Path = DEFAULT_SITE,
+    out: Path = DEFAULT_OUT,
+    *,
+    chromium: Path | None = None,
+    quiet: bool = False,
+    edition: str = "zh",
 ) -> int:
     """Write the PDF; return its number of pages. `chromium`: the browser (default: `find_chromium()`)."""
     from playwright.sync_api import sync_playwright
@@ -146,7 +163,7 @@ def build(
     site, out = site.resolve(), out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     doc = out.with_suffix(".html")
-    doc.write_text(combined_html(site), encoding="utf-8")
+    doc.write_text(combined_html(site, edition), encoding="utf-8")
     options = {"format": "A4", "print_background": True, "prefer_css_page_size": True}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
@@ -203,9 +220,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, default=DEFAULT_SITE, help="the built site (make site)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--chromium", type=Path, help="a Chromium, Chrome or Edge executable (default: searched)")
+    parser.add_argument(
+        "--edition", choices=course.EDITIONS, default="zh", help="en: the English edition (--site the site's en/)"
+    )
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    pages = build(args.site, args.out, chromium=args.chromium)
+    pages = build(args.site, args.out, chromium=args.chromium, edition=args.edition)
     size = args.out.stat().st_size / 2**20
     print(f"{args.out}: {pages} pages, {size:.1f} MiB in {time.perf_counter() - t0:.0f} s")
     return 0

@@ -1,8 +1,9 @@
 """ "Restart & Run All" for notebooks, saving the outputs in place (what nbval later compares).
 
-    python -m tools.run_notebooks                    # every notebook of the plan that exists
-    python -m tools.run_notebooks notebooks/03-*.ipynb
-Each notebook runs in a fresh kernel from the notebooks/ folder; the run fails loudly on any error. The kernel gets
+    python -m tools.run_notebooks                    # every notebook of the plan that exists, both editions
+    python -m tools.run_notebooks notebooks/03-*.ipynb notebooks/en/03-*.ipynb
+Each notebook runs in a fresh kernel started in its own folder (notebooks/ or notebooks/en/, as Jupyter and nbval
+start it); the run fails loudly on any error. The kernel gets
 `LNLIB_REVEAL=all`, so every `%%reveal` cell stores its content (the maintainer's view, which nbval, the site and
 the PDF show), whatever this machine's progress file holds.
 `execute` is the one way the tools, the tests and the benchmark run a notebook.
@@ -62,7 +63,7 @@ def run(path: Path) -> float:
     """Execute the notebook at `path` and save it with its new outputs; return the seconds it took."""
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    execute(nb, course.NOTEBOOKS)
+    execute(nb, path.resolve().parent)
     nbformat.write(nb, path)
     return time.perf_counter() - start
 
@@ -72,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", type=Path, help="notebooks to run (default: every notebook)")
     args = parser.parse_args(argv)
     try:
-        paths = args.paths or [path for _, path in course.planned_notebooks()]
+        paths = args.paths or [
+            path for folder in course.EDITION_FOLDERS.values() for _, path in course.planned_notebooks(folder=folder)
+        ]
     except ValueError as exc:  # a notebook missing from the plan
         parser.error(str(exc))
     for path in paths:

@@ -61,6 +61,11 @@ README = """# LayerNorm 手算（学生版）
 老师更新课程以后，再点一次老师给的链接就会拉取更新，你自己改过的内容会保留。课程代码采用 MIT 许可（`LICENSE`），
 课程文字与图表采用 CC BY 4.0（`LICENSE-content.md`）。
 """
+README_EN = """
+**English**: the same course in English starts at `notebooks/en/00-index.ipynb` (the course map). Type your answer
+under the `%%answer` line and run the cell: it tells you whether you are right; your teacher hands out the worked
+answers. After your teacher updates the course, open their link again: you get the update and keep your own edits.
+"""
 
 
 def tracked_files(path: str, root: Path = ROOT) -> list[str]:
@@ -88,7 +93,8 @@ def build(out: Path = DEFAULT_OUT, *, quiet: bool = True) -> list[Path]:
             shutil.copy2(ROOT / name, out / name)
     make_student.build(out / "notebooks", quiet=quiet)
     (out / "notebooks" / "README.md").unlink()  # the copies' own note is for a folder, not for this repository
-    (out / "README.md").write_text(README, encoding="utf-8")
+    english = (out / "notebooks" / "en" / f"{course.INDEX_STEM}.ipynb").is_file()
+    (out / "README.md").write_text(README + (README_EN if english else ""), encoding="utf-8")
     return sorted(p for p in out.rglob("*") if p.is_file())
 
 
@@ -136,8 +142,11 @@ def _cells(text: str) -> dict[str, str]:
 
 
 def release_notebooks(rev: str, root: Path = ROOT) -> dict[str, dict[str, str]]:
-    """{notebook file name: {cell id: source}} of the release at git revision `rev`."""
+    """{notebook path under notebooks/ ("03-….ipynb", "en/03-….ipynb"): {cell id: source}} of the release at git
+    revision `rev`, both editions."""
     names = _git("ls-tree", "--name-only", f"{rev}:notebooks", root=root).splitlines()
+    if "en" in names:
+        names += [f"en/{n}" for n in _git("ls-tree", "--name-only", f"{rev}:notebooks/en", root=root).splitlines()]
     return {n: _cells(_git("show", f"{rev}:notebooks/{n}", root=root)) for n in names if n.endswith(".ipynb")}
 
 
@@ -157,7 +166,10 @@ def stale_cells(changed: dict, students: Path) -> list[Stale]:
     found = []
     for folder in sorted(p for p in students.iterdir() if p.is_dir()):
         for name, cells in sorted(changed.items()):
-            for path in sorted(folder.rglob(name)):
+            english = name.startswith("en/")  # the English twin has the same file name, in a folder en/
+            for path in sorted(folder.rglob(Path(name).name)):
+                if (path.parent.name == "en") != english:
+                    continue
                 try:
                     theirs = _cells(path.read_text(encoding="utf-8"))
                 except (ValueError, KeyError):
