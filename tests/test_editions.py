@@ -320,14 +320,14 @@ def test_nav_writes_the_english_cells_in_english(tmp_path):
     assert nav.update(check=True, repository="me/course", notebooks=chinese_folder, branch="") == []
     lesson = nbformat.read(chinese_folder / "en" / "03-one-row-by-hand.ipynb", as_version=4)
     head, foot = lesson.cells[0].source, lesson.cells[-1].source
-    assert head.startswith("<!-- nav:header -->\n# LayerNorm by Hand · Lesson 3: One row by hand\n")
-    assert "**In this lesson you will learn:**" in head
+    assert head.startswith("<!-- nav:header -->\n# LayerNorm by Hand · Notebook 3: One row by hand\n")
+    assert "**In this notebook you will learn:**" in head
     assert "(https://mybinder.org/v2/gh/me/course/HEAD?urlpath=lab/tree/notebooks/en/03-one-row-by-hand.ipynb)" in head
-    assert "Lesson 2: Which axis? (coming soon)" in foot and "[Contents](00-index.ipynb)" in foot
+    assert "Notebook 2: Which axis? (coming soon)" in foot and "[Contents](00-index.ipynb)" in foot
     assert "lnlib.progress()" in foot and "licensed under [CC BY 4.0]" in foot
     index = nbformat.read(chinese_folder / "en" / "00-index.ipynb", as_version=4)
     course_map = next(c.source for c in index.cells if c.source.startswith("<!-- nav:map -->"))
-    assert "| Lesson | Title | What it covers |" in course_map
+    assert "| Notebook | Title | What it covers |" in course_map
     assert "| 03 | [One row by hand](03-one-row-by-hand.ipynb) |" in course_map
     assert "| 04 | What ε does (coming soon) |" in course_map
     for text in (head, foot, course_map):
@@ -395,13 +395,13 @@ def test_the_site_builds_both_editions(tmp_path):
     assert '<html lang="zh-Hans">' in zh and '<html lang="en">' in en
     assert '<a class="ln-lang" href="en/03-one-row-by-hand.html" hreflang="en" lang="en">English</a>' in zh
     assert '<a class="ln-lang" href="../03-one-row-by-hand.html" hreflang="zh-Hans" lang="zh-Hans">中文</a>' in en
-    assert "<title>Lesson 3: One row by hand · LayerNorm by Hand</title>" in en
-    assert "Lesson 3</span>" in en and ">Contents</a>" in en and "All lessons" in en and "Run on Binder" in en
+    assert "<title>Notebook 3: One row by hand · LayerNorm by Hand</title>" in en
+    assert "Notebook 3</span>" in en and ">Contents</a>" in en and "All notebooks" in en and "Run on Binder" in en
     assert "04 What ε does (coming soon)" in en, "a lesson the English edition lacks is listed, not linked"
     assert 'src="../_static/binder-badge.svg"' in en and 'src="../_static/mathjax/MathJax.js' in en
     assert "lab/tree/notebooks/en/03-one-row-by-hand.ipynb" in en
     assert "Think first, then open: the answer" in en and "想好了再展开：答案" in zh
-    assert "open this lesson on Binder" in en  # the explorer's note, in place of the widget
+    assert "open this notebook on Binder" in en  # the explorer's note, in place of the widget
     four = (out / "04-epsilon.html").read_text(encoding="utf-8")
     assert 'href="en/index.html" hreflang="en"' in four, "no English twin: the switch leads to the English map"
 
@@ -423,7 +423,7 @@ def test_the_printed_english_course(tmp_path):
     doc = pdf.combined_html(site, "en", notebooks)
     assert doc.startswith('<!DOCTYPE html>\n<html lang="en">') and "<title>LayerNorm by Hand</title>" in doc
     contents = doc[: doc.index("BODY-00-index")]
-    assert "<h2>Contents</h2>" in contents and "Lesson 3  One row by hand" in contents
+    assert "<h2>Contents</h2>" in contents and "Notebook 3  One row by hand" in contents
     assert "Course map and how to use it" in contents and "the whole course (print edition)" in contents
     assert not CJK.search(contents)
     assert 'href="#ln-ch-00-index"' in doc
