@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -207,7 +208,7 @@ def _stage_figure(steps: LayerNormSteps, affine: bool):
 
 
 def _stage_alt(steps: LayerNormSteps, affine: bool) -> str:
-    fields = {
+    fields: dict[str, Any] = {
         "n": len(stage_panels(steps, affine=affine)),
         "d": steps.x.size,
         "x": vector_text(steps.x),
