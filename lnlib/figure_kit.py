@@ -173,6 +173,8 @@ _TEX_WORDS = {
     r"\odot": "⊙",
     r"\cdot": "·",
     r"\mathrm": "",
+    r"\mathcal{L}": "ℒ",  # the loss (notebook 9), told apart from the depth L
+    r"\mathcal": "",
 }
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 

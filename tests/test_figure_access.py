@@ -111,7 +111,7 @@ FIGURES = {
     "depth_lines_tex": lambda: plots.depth_lines(
         {"post": [7.2, 6.7], "pre": [4.1, 4.0]},
         xlabel="第几层（1 = 靠近输入）",
-        ylabel=r"$\|\partial L/\partial W_2\|_F$",
+        ylabel=r"$\|\partial \mathcal{L}/\partial W_2\|_F$",
         title="6 层模型，初始化时每层 $W_2$ 的梯度",
         logy=True,
     ),
@@ -200,7 +200,7 @@ def test_alt_text_describes_the_data():
 
 def test_alt_text_turns_tex_labels_into_plain_text():
     text = plots.alt_text(FIGURES["depth_lines_tex"]())
-    assert "‖∂L/∂W₂‖_F" in text and "每层 W₂ 的梯度" in text and text.count("对数刻度") == 1
+    assert "‖∂ℒ/∂W₂‖_F" in text and "每层 W₂ 的梯度" in text and text.count("对数刻度") == 1
 
 
 def test_ipython_display_carries_the_alt_text_in_png_metadata():
