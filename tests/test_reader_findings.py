@@ -525,7 +525,7 @@ def test_the_reviewers_unnamed_mistakes_are_named(english, name, text, says):
         ("12.sum_dx", "0.2", "minus the sum"),  # the fourth is −(0.3 − 0.5 + 0.4) = −0.2
         ("13.float16_overflow", "255", "next one up"),
         ("13.one_pass_f32", "1.25", "rounded away"),
-        ("14.merge_m2", "20", "40"),
+        ("14.merge_m2", "20", "sum of both"),  # 20 + 20 = 40 was the answer itself
     ],
 )
 def test_a_first_wrong_try_keeps_the_answer_back(english, name, text, gives_away):
@@ -555,3 +555,10 @@ def test_nan_for_the_constant_row_is_told_what_eps_does(english):
     with pytest.raises(ValueError) as err:
         read_answer("14.residual", "nan")  # elsewhere the reader's general words
     assert "0/0" not in str(err.value)
+
+
+def test_the_pre_ln_code_exercise_says_the_same(english):
+    """09.pre_ln_block's Post-LN way: 'normalizes first and then enters the sublayer'."""
+    from lnlib.i18n import message
+
+    assert "feeds the result to the sublayer" in message("codex.way.pre_ln.1")
