@@ -80,6 +80,8 @@ def read_answer(name: str, text: str):
     exercise = exercises.EXERCISES[name]
     if isinstance(exercise.expected, str):
         return read_choice(text)
+    if exercise.not_finite and re.search(r"nan|inf", text, re.IGNORECASE):
+        raise ValueError(str(exercise.not_finite))
     return parse_shape(text) if exercise.about else parse_numbers(text)
 
 

@@ -9,6 +9,7 @@ cell, but the user's own interrupt still stops it; numpy warnings inside it are 
 
 from __future__ import annotations
 
+import math
 import signal
 import threading
 import time
@@ -390,9 +391,9 @@ def _fmt(value) -> str:
         arr, why = _to_array(value)
         if arr is None:
             return message("words.value_type_why", type=_type_name(value), why=why)
-        text = show_array(arr)
+        text = _show_values(arr)
         if arr.ndim >= 2:
-            rows = [show_array(r) for r in arr.reshape(-1, arr.shape[-1])[:6]]
+            rows = [_show_values(r) for r in arr.reshape(-1, arr.shape[-1])[:6]]
             more = "\n      …" if arr.size // arr.shape[-1] > 6 else ""
             text = "\n      " + "\n      ".join(rows) + more
             if arr.ndim > 2:
@@ -401,6 +402,22 @@ def _fmt(value) -> str:
         return text + (message("code.float32") if is_f32 else "")
     except Exception:  # noqa: BLE001 - the report never crashes
         return message("words.value_type", type=_type_name(value))
+
+
+def _show_values(arr: np.ndarray) -> str:
+    """`show_array`, except for numbers that differ only beyond the digits shown (a row + 10⁸, which would read as
+    [10⁸, 10⁸, …]): those are written as their common round part plus the rest, 10⁸ + [−0.94, 1.33, …]."""
+    text = show_array(arr)
+    flat = arr.ravel() if arr.dtype.kind in "iuf" else np.zeros(0)
+    if flat.size < 2 or not np.all(np.isfinite(flat)) or np.ptp(flat) == 0:
+        return text
+    if len({show_number(v) for v in flat}) > 1:
+        return text
+    spread = float(np.ptp(flat))
+    base = float(np.round(float(np.mean(flat)), -(math.ceil(math.log10(spread)) + 1)))
+    if base == 0:
+        return text
+    return f"{show_number(base)} + {show_array(arr.astype(np.float64) - base)}"
 
 
 def _inputs(ex: CodeExercise, case: Case) -> str:
@@ -523,4 +540,6 @@ def judge_code(name: str, ex: CodeExercise, fn, cases: list[Case] | None = None)
     more = "\n  " + message("code.hint", hint=ex.nudge) if ex.nudge else ""
     more += "\n  " + message("code.full_code", name=name)
     label = {"error": "error", "timeout": "timeout"}.get(kind, str(case.label))
-    return FunctionVerdict(False, first + more, label, first + "\n  " + message("code.try_again"), str(mistake))
+    return FunctionVerdict(
+        False, first + more, label, first + "\n  " + message("code.run_again", name=name), str(mistake)
+    )

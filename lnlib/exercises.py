@@ -13,6 +13,8 @@ adds 2 × 0.0005).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import _record
@@ -27,7 +29,7 @@ from .grading import (
     rounded_early,
     row_mistakes,
 )
-from .i18n import lazy, message
+from .i18n import language, lazy, message
 
 __all__ = ["EXERCISES", "Exercise", "Mistake", "Verdict", "check", "judge"]
 
@@ -35,6 +37,10 @@ _WO, _CHI, _APPLE = 0, 1, 2  # rows of TOKEN_MATRIX: 我, 吃, 苹果
 _ROUND3 = 5e-4  # "保留三位小数"
 _XHAT_APPLE = (TOKEN_MATRIX[_APPLE] - 5) / np.sqrt(5)  # [−1.342, −0.447, 0.447, 1.342] unrounded
 _UNCHANGED, _CHANGED = "不变", "会变"  # codes of a choice answer (grading.SYNONYMS spells them in both languages)
+_CODE_WORDS = {  # how a worked answer writes such a code, in the current language
+    _UNCHANGED: lazy("exercises.word.unchanged"),
+    _CHANGED: lazy("exercises.word.changed"),
+}
 _PEAR = np.array([3.0, 5.0, 6.0, 10.0])  # notebook 03's exercises: a row whose numbers the lesson never shows
 
 _NB01 = {
@@ -94,6 +100,7 @@ _NB02 = {
         mistakes=(
             Mistake(lazy("exercises.02.count.m1"), 4),
             Mistake(lazy("exercises.02.count.m2"), 1),
+            Mistake(lazy("exercises.02.count.m3"), 8),  # every number of the 2 × 4 table
         ),
     ),
     "02.table_mean": Exercise(
@@ -330,7 +337,8 @@ _NB06: dict[str, Exercise] = {  # exercises of notebook 06
         atol=0,
         mistakes=(
             Mistake(lazy("exercises.06.param_count.m1"), 512),
-            Mistake(lazy("exercises.06.param_count.m2"), 1),
+            Mistake(lazy("exercises.06.param_count.m2"), 2 * 512 * 100),  # a set per token of a 100-token sentence
+            Mistake(lazy("exercises.06.param_count.m2"), 512 * 100),
             Mistake(lazy("exercises.06.param_count.m3"), 2048),
             Mistake(lazy("exercises.06.param_count.m4"), 8),
         ),
@@ -415,6 +423,7 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
             Mistake(lazy("exercises.08.bn_col_var.m4"), (64 + 400 + 4) / 3),
             Mistake(lazy("exercises.08.bn_col_var.m5"), 500),
             Mistake(lazy("exercises.08.bn_col_var.m6"), TOKEN_MATRIX.var()),
+            Mistake(lazy("exercises.08.bn_col_var.m7"), TOKEN_MATRIX[_WO].var()),  # a row's: LayerNorm's direction
         ),
     ),
     "08.bn_chi_dim1": Exercise(
@@ -437,6 +446,7 @@ _NB08: dict[str, Exercise] = {  # exercises of notebook 08
     "08.bn_weight_vector": Exercise(
         _UNCHANGED,
         lazy("exercises.08.bn_weight_vector.hint"),
+        nudge=lazy("exercises.08.bn_weight_vector.nudge"),
         mistakes=(Mistake(lazy("exercises.08.bn_weight_vector.m1"), _CHANGED),),
     ),
     "08.running_var": Exercise(
@@ -531,6 +541,7 @@ _NB10: dict[str, Exercise] = {  # exercises of notebook 10
             Mistake(lazy("exercises.10.uniform_entropy.m2"), np.log10(5)),
             Mistake(lazy("exercises.10.uniform_entropy.m3"), np.log(5) / 5),
             Mistake(lazy("exercises.10.uniform_entropy.m4"), -np.log(5)),
+            Mistake(lazy("exercises.10.uniform_entropy.m5"), 1 / 5),
         ),
     ),
     "10.qk_bound": Exercise(
@@ -580,6 +591,7 @@ _NB11: dict[str, Exercise] = {  # exercises of notebook 11
             Mistake(lazy("exercises.11.rms_small.m1"), (np.array([1, 2, 2, 4]) - 2.25) / np.sqrt(1.1875)),
             Mistake(lazy("exercises.11.rms_small.m2"), np.array([1, 2, 2, 4]) / 6.25),
             Mistake(lazy("exercises.11.rms_small.m3"), np.array([1, 2, 2, 4]) / np.sqrt(25 / 3)),
+            Mistake(lazy("exercises.11.rms_small.m4"), np.array([1, 2, 2, 4]) / 5),  # ÷ the L2 norm √25
         ),
     ),
     "11.which_norm": Exercise(
@@ -746,6 +758,7 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
     "14.constant_row": Exercise(
         [0, 0, 0, 0],
         lazy("exercises.14.constant_row.hint"),
+        not_finite=lazy("exercises.14.constant_row.nan"),
         atol=1e-9,
         mistakes=(
             Mistake(lazy("exercises.14.constant_row.m1"), [4, 4, 4, 4]),
@@ -788,7 +801,10 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
     "14.pre_ln": Exercise(
         "a",
         lazy("exercises.14.pre_ln.hint"),
-        options={"a": ("x + F(LN(x))", "x+F(LN(x))"), "b": ("LN(x + F(x))", "LN(x+F(x))")},
+        options={
+            "a": ("x + F(LN(x))", "x + F(LN(x))", "x+F(LN(x))"),
+            "b": ("LN(x + F(x))", "LN(x + F(x))", "LN(x+F(x))"),
+        },
         mistakes=(
             Mistake(
                 lazy("exercises.14.pre_ln.m1"),
@@ -806,6 +822,7 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
             Mistake(lazy("exercises.14.rms_first.m1"), -3 / _S3),
             Mistake(lazy("exercises.14.rms_first.m2"), 1 / 21),
             Mistake(lazy("exercises.14.rms_first.m3"), 1 / np.sqrt(28)),
+            Mistake(lazy("exercises.14.rms_first.m4"), 1 / np.sqrt(84)),  # ÷ the L2 norm √84
         ),
     ),
     "14.dbeta": Exercise(
@@ -848,9 +865,9 @@ _NB14: dict[str, Exercise] = {  # exercises of notebook 14: one or more per earl
         lazy("exercises.14.one_pass.hint"),
         synonyms=("onepass", "one-pass"),
         options={
-            "a": ("两遍法：先求 μ，再求 (x-μ)^2 的平均", "两遍法", "two-pass: μ first, then the mean of (x-μ)^2"),
-            "b": ("一遍法：E[x^2] - E[x]^2", "一遍法", "one-pass: e[x^2] - e[x]^2", "e[x^2]-e[x]^2", "e[x²]-e[x]²"),
-            "c": ("Welford 逐个更新", "welford", "Welford, updating one number at a time"),
+            "a": ("两遍法：先求 μ，再求 (x-μ)^2 的平均", "two-pass: μ first, then the mean of (x-μ)^2", "两遍法"),
+            "b": ("一遍法：E[x^2] - E[x]^2", "one-pass: E[x^2] - E[x]^2", "一遍法", "e[x^2]-e[x]^2", "e[x²]-e[x]²"),
+            "c": ("Welford 逐个更新", "Welford, updating one number at a time", "welford"),
         },
         mistakes=(
             Mistake(lazy("exercises.14.one_pass.m1"), "a"),
@@ -864,17 +881,17 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
         "b",
         lazy("exercises.15.predict_depth.hint"),
         options={
-            "a": ("差不多一样大", "一样大", "1", "about the same", "the same"),
+            "a": ("差不多一样大", "about the same", "一样大", "1", "the same"),
             "b": (
                 "小很多，大约只有十分之一",
+                "much smaller, about a tenth",
                 "十分之一",
                 "0.1",
                 "1/10",
                 "约0.1",
                 "小很多",
-                "much smaller, about a tenth",
             ),
-            "c": ("大很多，大约是 10 倍", "10倍", "10", "大很多", "much larger, about 10 times", "10 times"),
+            "c": ("大很多，大约是 10 倍", "much larger, about 10 times", "10倍", "10", "大很多", "10 times"),
         },
         mistakes=(
             Mistake(lazy("exercises.15.predict_depth.m1"), "a"),
@@ -920,8 +937,8 @@ _NB15: dict[str, Exercise] = {  # exercises of notebook 15
         "a",
         lazy("exercises.15.predict_scale.hint"),
         options={
-            "a": ("无归一化", "none", "no normalization"),
-            "b": ("LayerNorm",),
+            "a": ("无归一化", "no normalization", "none"),
+            "b": ("LayerNorm", "LayerNorm"),
             "c": ("四种都学得会", "all four learn"),
         },
         mistakes=(
@@ -940,9 +957,9 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
         "c",
         lazy("exercises.16.predict_sigma.hint"),
         options={
-            "a": ("约 20，和玩具矩阵的「吃」差不多", "约 20", "20", "about 20, like 吃 in the toy matrix"),
-            "b": ("约 2，和玩具矩阵的「我」「苹果」差不多", "约 2", "2", "about 2, like 我 and 苹果 in the toy matrix"),
-            "c": ("约 0.1", "0.1", "1/10", "about 0.1"),
+            "a": ("约 20，和玩具矩阵的「吃」差不多", "about 20, like 吃 in the toy matrix", "约 20", "20"),
+            "b": ("约 2，和玩具矩阵的「我」「苹果」差不多", "about 2, like 我 and 苹果 in the toy matrix", "约 2", "2"),
+            "c": ("约 0.1", "about 0.1", "0.1", "1/10"),
         },
         mistakes=(
             Mistake(lazy("exercises.16.predict_sigma.m1"), "b"),
@@ -967,7 +984,7 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
         lazy("exercises.16.predict_ablation.hint"),
         options={
             "a": ("去掉", "remove it"),
-            "b": ("换成 RMSNorm", "rmsnorm", "rms", "replace it with RMSNorm"),
+            "b": ("换成 RMSNorm", "replace it with RMSNorm", "rmsnorm", "rms"),
             "c": ("冻结统计量", "freeze its statistics"),
         },
         mistakes=(
@@ -982,8 +999,8 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
             "a": ("损失和准确率都大幅变差", "both the loss and the accuracy get much worse"),
             "b": (
                 "损失明显变大，准确率几乎不变",
-                "损失明显变大",
                 "the loss grows clearly, the accuracy hardly changes",
+                "损失明显变大",
             ),
             "c": ("损失和准确率都几乎不变", "both the loss and the accuracy hardly change"),
         },
@@ -1006,8 +1023,15 @@ _NB16: dict[str, Exercise] = {  # exercises of notebook 16
 }
 
 
+def _quiz_nudge(key: str, exercise: Exercise) -> Exercise:
+    """A quiz question (notebook 14) names its notebook: an answer no mistake explains is sent back there."""
+    if key.startswith("14.") and not exercise.nudge:
+        return replace(exercise, nudge=lazy("exercises.14.quiz_nudge"))
+    return exercise
+
+
 EXERCISES: dict[str, Exercise] = {
-    key: exercise
+    key: _quiz_nudge(key, exercise)
     for name, table in sorted(globals().items())
     if name.startswith("_NB")
     for key, exercise in table.items()
@@ -1057,7 +1081,8 @@ def check(name: str, answer) -> None:
         if name in REVEALED:  # a judged wrong answer opens the reveal: the first answer stands
             _record.record_first_wrong(name)
         if tries <= HINT_AFTER:
-            more = message("feedback.next_try") if tries < HINT_AFTER else message("feedback.check_hint_now", name=name)
+            first_try = "feedback.next_try_reveal" if name in REVEALED else "feedback.next_try"
+            more = message(first_try) if tries < HINT_AFTER else message("feedback.check_hint_now", name=name)
             print(message("feedback.check_wrong", name=name, text=verdict.first) + "\n  " + more)
         else:
             print(message("feedback.check_wrong", name=name, text=verdict.said or verdict.first))
@@ -1072,6 +1097,9 @@ def answer_text(name: str) -> str:
     ex = EXERCISES[name]
     if isinstance(ex.expected, str):
         words = ex.options.get(ex.expected, ())
-        return message("feedback.quoted_word", word=f"({ex.expected}) {words[0]}" if words else ex.expected)
+        if words:  # the option's words as this language's notebook prints them
+            shown = words[1] if language() != "zh" and len(words) > 1 else words[0]
+            return message("feedback.quoted_word", word=f"({ex.expected}) {shown}")
+        return message("feedback.quoted_word", word=str(_CODE_WORDS.get(ex.expected, ex.expected)))
     decimals = 3 if ex.atol >= 5e-4 else 6
     return show_array(np.round(np.asarray(ex.expected, dtype=np.float64), decimals), 7)

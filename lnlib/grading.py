@@ -78,8 +78,11 @@ class Exercise:
     sign: what an answer with every sign flipped is told; empty: the plain `SIGN_FLIPPED` (exercises about x − μ
         use `SIGN_FLIPPED_CENTER`, which names the order of the subtraction).
     options: for a lettered choice question, letter → the option's words as the Chinese notebook prints them
-        (first), as the English one prints them, and other spellings ("0.1"); `choice_option` reads "b", "(b)",
-        "b)", the words of either language (or their start), or "(b) words".
+        (first), as the English one prints them (second; the worked answer shows the current language's), and other
+        spellings ("0.1"); `choice_option` reads "b", "(b)", "b)", the words of either language (or their start), or
+        "(b) words".
+    not_finite: what an answer cell holding nan or inf is told (a question where NaN is the tempting answer);
+        empty: the reader's general "not a finite number".
     """
 
     expected: object
@@ -91,6 +94,7 @@ class Exercise:
     about: str = ""
     sign: str | Msg = ""
     options: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    not_finite: str | Msg = ""
 
 
 @dataclass(frozen=True)
@@ -498,7 +502,7 @@ def _grade_number(exercise: Exercise, answer) -> Verdict:
     if got is None:
         return Verdict(False, why)
     want = np.asarray(exercise.expected, dtype=np.float64)
-    shown = message("feedback.your_answer", values=show_array(got))
+    shown = message("feedback.your_answer", values=show_array(got, 6))  # 0.999998, not 1
     if got.shape != want.shape and got.size == want.size == 1:
         got = got.reshape(want.shape)  # [5] for 5
     if _close(got, want, exercise.atol):

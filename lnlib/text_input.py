@@ -39,6 +39,7 @@ _UNSIGNED = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _PERCENT = re.compile(rf"({_NUMBER.pattern})%")  # 33%, 12.5%
 _FACTOR = re.compile(rf"([+-]?)({_UNSIGNED})?(?:√({_UNSIGNED}))?")  # 7, -2.5, √5, 2√5, -√5 (one of the two at least)
 _TIMES = re.compile(r"[×*]")
+_SQRT_CALL = re.compile(r"((?:np\.|numpy\.|math\.)?sqrt)\s*\(([^()]*)\)", re.IGNORECASE)  # sqrt(5), np.sqrt(5)
 
 
 TOO_BIG = lazy("input.too_big")
@@ -144,6 +145,13 @@ def parse_vector(text: str) -> np.ndarray:
         if not s.endswith(_PAIRS[s[0]]):
             raise ValueError(message("input.unpaired_brackets"))
         s = s[1:-1].strip()
+    if m := _SQRT_CALL.search(s):  # "sqrt(5)": code, not a number
+        root = _value(m.group(2).strip())
+        if root is not None and root >= 0:
+            decimal = f"{math.sqrt(root):.3f}".rstrip("0").rstrip(".")
+            raise ValueError(
+                message("input.sqrt_call", text=m.group(0)[:20], root=f"√{m.group(2).strip()}", decimal=decimal)
+            )
     if any(c in s for c in "[](){}"):
         raise ValueError(message("input.extra_brackets"))
     s = re.sub(r"\s*,\s*", ",", s.replace(";", ","))

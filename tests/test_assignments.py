@@ -432,10 +432,10 @@ def test_english_grading_gives_the_same_grade_sheet(graded_en):
 
 # Each mistake the Chinese feedback of "wrong" names (test_feedback_names_the_mistakes), in English, written by hand.
 WRONG_IN_ENGLISH = (
-    "forgot to divide by d",
-    "Divided by d − 1 (the unbiased variance): LayerNorm's variance divides by d",
-    "Forgot the square root",
-    "Forgot to add β",
+    "did not divide by d",
+    "You divided by d − 1 (the unbiased variance): LayerNorm's variance divides by d",
+    "You forgot the square root",
+    "You forgot to add β",
     "This is the input's own shape",
     "Most likely the problem: The variance was divided by d − 1",
 )
