@@ -476,6 +476,9 @@ def fork(tmp_path) -> repository.Files:
     (tmp_path / "notebooks").mkdir()
     for path in PATHS:
         (tmp_path / "notebooks" / path.name).write_bytes(path.read_bytes())
+    (tmp_path / "notebooks" / "en").mkdir()
+    for path in sorted((ROOT / "notebooks" / "en").glob("*.ipynb")):  # the README's English map links what exists
+        (tmp_path / "notebooks" / "en" / path.name).write_bytes(path.read_bytes())
     return repository.Files(tmp_path)
 
 
