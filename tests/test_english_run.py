@@ -189,6 +189,14 @@ WORDLESS = ["tables", "progress_bar", "widgets", "training_widgets", "lm_explore
 WORDLESS += [f"explorers/{p.stem}" for p in sorted((LNLIB / "explorers").glob("*.py"))]
 
 
+@pytest.mark.parametrize("path", sorted((course.NOTEBOOKS / "en").glob("[0-9][0-9]-*.ipynb")), ids=lambda p: p.stem)
+def test_the_english_editions_stored_outputs_show_no_chinese_but_tokens_and_data(path):
+    """What an English learner sees without running anything (GitHub, the site, the PDF): the stored outputs of the
+    English edition, read by the same rule, where the cell's own source is English — so only the example's tokens,
+    notebook 16's corpus and quoted examples pass."""
+    assert findings(nbformat.read(path, as_version=4)) == []
+
+
 @pytest.mark.parametrize("module", WORDLESS)
 def test_tables_and_explorers_hold_no_chinese_words(module):
     """Their words are messages; the one Chinese literal left is LMExplorer's opening sentence (the model's input)."""
