@@ -74,7 +74,7 @@ class Assignment:
     slug: str  # file name of the release notebook, without .ipynb
     title: str | Msg  # a message (the feedback's heading, the manifest), in the language of the moment
     variant: Callable[[np.random.Generator], dict]
-    intro: Callable[[dict], Text]  # markdown: what this assignment is about
+    intro: Callable[[dict], Text]  # markdown: what this assignment is about (below the title the tool adds)
     data: Callable[[dict], Text]  # the locked code cell that defines the student's numbers (its comment)
     questions: tuple[Question, ...] = field(default_factory=tuple)
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from lnlib.data import TOKEN_MATRIX
 from lnlib.grading import Exercise, Mistake, rounded_early, row_mistakes, show_array, show_number
-from lnlib.i18n import lazy, message
+from lnlib.i18n import lazy
 from lnlib.stages import mean, variance
 
 from . import Assignment, Question, Text
@@ -46,15 +46,14 @@ def variant(rng: np.random.Generator) -> dict:
 
 
 def _intro(v: dict) -> Text:
-    title = f"# {message('grading.hw03.title')}\n\n"
     return Text(
-        title + "这份作业用的是**你自己的一行数**（每位同学的数都不一样），对应课程第 3 篇（手算一行）。\n"
+        "这份作业用的是**你自己的一行数**（每位同学的数都不一样），对应课程第 3 篇（手算一行）。\n"
         "答案单元格和课程里的一样：在 `%%answer` 那一行下面直接写答案，运行它，看看读到的是不是你想写的；"
         "全部做完后保存并提交这个 notebook。\n\n"
         "- 不需要也请不要修改锁定的单元格（批改只看你的答案单元格）。\n"
         "- 小数保留三位即可；几个数写成 `1.5, -0.5, 2, 0`（逗号、顿号、空格都行，方括号可有可无）。\n"
         "- 可以用 Python 帮你算，但最后一题要你**诊断**一个错误，只会调用函数是答不出来的。",
-        title + "This assignment uses **a row of numbers of your own** (every student gets different ones) and goes "
+        "This assignment uses **a row of numbers of your own** (every student gets different ones) and goes "
         "with notebook 3 of the course (one row by hand).\n"
         "The answer cells work as in the course: type your answer on the line below `%%answer`, run the cell and "
         "check that it read what you meant; when you are done, save this notebook and hand it in.\n\n"

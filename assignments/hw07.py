@@ -7,7 +7,7 @@ import numpy as np
 from lnlib.code_exercises import Case
 from lnlib.data import TOKEN_MATRIX
 from lnlib.grading import Exercise, Mistake, show_array, show_number
-from lnlib.i18n import lazy, message
+from lnlib.i18n import lazy
 from lnlib.norms import layer_norm
 
 from . import Assignment, Question, Text
@@ -51,16 +51,15 @@ def variant(rng: np.random.Generator) -> dict:
 
 
 def _intro(v: dict) -> Text:
-    title = f"# {message('grading.hw07.title')}\n\n"
     return Text(
-        title + "这份作业对应课程第 7 篇（完整公式），用的是**你自己的数**（每位同学的都不一样）。\n"
+        "这份作业对应课程第 7 篇（完整公式），用的是**你自己的数**（每位同学的都不一样）。\n"
         "答案单元格和课程里的一样：`%%answer` 那一行下面直接写答案，`%%code_exercise` 单元格里写函数；"
         "运行它，看看读到的是不是你想写的；全部做完后保存并提交这个 notebook。\n\n"
         "- 锁定的单元格请不要修改（批改只看你的答案单元格）。\n"
         "- 第 1 题的函数会在批改时用另外几组输入测试：常数行、很大的偏移、(B, T, d) 的批量。"
         "批改时这个单元格**单独运行**，只能用 Python 和 numpy：用到的 import 和辅助函数都写在同一个单元格里，"
         "不能调用 lnlib（`lnlib.layer_norm` 就是这道题的答案本身）。",
-        title + "This assignment goes with notebook 7 of the course (the full formula) and uses **numbers of your "
+        "This assignment goes with notebook 7 of the course (the full formula) and uses **numbers of your "
         "own** (every student gets different ones).\n"
         "The answer cells work as in the course: type your answer on the line below `%%answer`, write the function "
         "in the `%%code_exercise` cell; run the cell and check that it read what you meant; when you are done, save "

@@ -101,7 +101,7 @@ def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbfo
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     cells = [
         md(
-            _text(a.intro, v) + "\n\n" + message("grading.student_id", student=student),
+            f"# {a.title}\n\n" + _text(a.intro, v) + "\n\n" + message("grading.student_id", student=student),
             metadata=_meta(f"{a.number}-intro", locked=True),
         ),
         code(
