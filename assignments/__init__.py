@@ -10,6 +10,11 @@ grader calls `lnlib.code_exercises.judge_function` on what the function returned
 A student's numbers come from an HMAC of the student id with the teacher's secret (`secret()`), so neither the
 repository nor a student release holds any student's answer; the expected values are computed at grading time from
 the same seed with lnlib's reference functions.
+
+The task text (introduction, questions, options, the answer cells' comments) is written in each assignment as a
+`Text` pair, Chinese and English side by side, shown in the language of the moment like lnlib's lazy messages; the
+questions, answers and checks stay one definition for both languages. The words of the feedback are messages of the
+catalogue domain `grading`.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from lnlib import i18n
 from lnlib.i18n import Msg
 
-__all__ = ["Assignment", "Question", "check_student_id", "load", "rng_for", "secret"]
+__all__ = ["Assignment", "Question", "Text", "check_student_id", "load", "rng_for", "secret"]
 
 SECRET_ENV = "LNLIB_GRADING_SECRET"
 SECRET_FILE_ENV = "LNLIB_GRADING_SECRET_FILE"
@@ -36,13 +42,27 @@ STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 @dataclass(frozen=True)
+class Text:
+    """Task text in both languages, shown (`str`, an f-string, a message's field) in the language of the moment."""
+
+    zh: str
+    en: str
+
+    def __str__(self) -> str:
+        return self.en if i18n.language() == "en" else self.zh
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+@dataclass(frozen=True)
 class Question:
     key: str  # "03.mean": assignment number and short name (a column of the grade sheet)
     points: int
-    prompt: str | Callable[[dict], str]  # markdown, Chinese (a function of the variant when it shows numbers)
+    prompt: Text | Callable[[dict], Text]  # markdown (a function of the variant when it shows numbers)
     name: str  # the function the student defines; for an answer cell, a short name (manifest)
-    stub: str  # what the answer cell holds under its first line before the solution (the student sees it)
-    solution: Callable[[dict], str]  # the worked answer as typed (or the function's code); teacher's source only
+    stub: Text | str  # what the answer cell holds under its first line before the solution (the student sees it)
+    solution: Callable[[dict], str | Text]  # the worked answer as typed (or the function's code); teacher's source only
     exercise: Callable[[dict], object] | None = None  # v -> lnlib.grading.Exercise
     cases: Callable[[dict], list] | None = None  # v -> [lnlib.code_exercises.Case], for a function
     code_exercise: str = ""  # the lnlib code exercise whose reference and wrong ways judge the function
@@ -54,8 +74,8 @@ class Assignment:
     slug: str  # file name of the release notebook, without .ipynb
     title: str | Msg  # a message (the feedback's heading, the manifest), in the language of the moment
     variant: Callable[[np.random.Generator], dict]
-    intro: Callable[[dict], str]  # markdown: what this assignment is about
-    data: Callable[[dict], str]  # the locked code cell that defines the student's numbers
+    intro: Callable[[dict], Text]  # markdown: what this assignment is about (below the title the tool adds)
+    data: Callable[[dict], Text]  # the locked code cell that defines the student's numbers (its comment)
     questions: tuple[Question, ...] = field(default_factory=tuple)
 
     @property

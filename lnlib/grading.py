@@ -233,6 +233,8 @@ _RMS_NAMES = (
     "均方根归一化",
     "均方根层归一化",
 )
+_SAME = ("no change", "does not change", "doesn't change", "stays the same", "it stays the same", "the same")
+_CHANGES = ("changes", "it changes", "will change")  # the English words of 不变 / 会变 beyond (un)changed
 SYNONYMS: dict[str, tuple[str, ...]] = {
     **_LETTERS,
     "pre": _PRE,
@@ -244,8 +246,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "batch": _BATCH_NAMES,
     "batchnorm": ("batch", *_BATCH_NAMES),
     "rmsnorm": _RMS_NAMES,
-    "不变": ("不会变", "不改变", "不会改变", "不变的", "输出不变", "unchanged", "invariant", "✓"),
-    "会变": ("变", "改变", "会改变", "变了", "输出会变", "changed", "✗"),
+    "不变": ("不会变", "不改变", "不会改变", "不变的", "输出不变", "unchanged", "invariant", "✓", *_SAME),
+    "会变": ("变", "改变", "会改变", "变了", "输出会变", "changed", "✗", *_CHANGES),
 }
 """The one table of accepted spellings of a choice answer, keyed by the answer (folded by `normalize_choice`)."""
 

@@ -447,6 +447,12 @@ def test_english_feedback_names_the_same_mistakes(graded_en):
     assert "Total: 0 / 9" in wrong and "): ✗" not in wrong
     for named in WRONG_IN_ENGLISH:
         assert named in wrong, named
+    typed = "b" if _variant("wrong", "03")["way"] != "b" else "a"  # as _submissions types it
+    option = {  # the diagnosis option it names, quoted in English (issue 44: the task text in both languages)
+        "a": "Computed that way (“divided by d − 1 (the unbiased variance)”) the variance is ",
+        "b": "Computed that way (“forgot to subtract the mean μ first (took the mean of x²)”) the variance is ",
+    }[typed]
+    assert option in wrong
     right = _feedback(out_en, "right")
     assert "Total: 9 / 9" in right and "✗" not in right and "locked cell" not in right
     assert "- ✓ **07.layer_norm** (2/2 points)" in right and "- ✓ **03.mean** (1/1 point)" in right
@@ -469,8 +475,7 @@ def test_english_feedback_explains_the_hostile_cases_in_english(graded_en):
 
 
 def test_english_feedback_marks_every_question_as_the_chinese_does(graded_en):
-    """Line for line the same verdicts, and no Chinese but what is quoted (a student's own text, a diagnosis option
-    of the Chinese task text) or a file name."""
+    """Line for line the same verdicts, and no Chinese but what is quoted (a student's own text) or a file name."""
     out, out_en, _ = graded_en
     verdicts = 0
     for path in sorted((out / "feedback").glob("*.md")):

@@ -1,6 +1,7 @@
 """The graded-assignment tools speak from the catalogue (issue 43, domain `grading`): no Chinese literal in the
 grader's code, the feedback words of `assignments/hwNN.py` are messages, and an assignment built in English carries
-English words from the tools (around its task text, which is course content) and grades without false notes.
+English words from the tools and in its task text (issue 44: every text field a `Text` pair) and grades without false
+notes.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ import json
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from helpers import type_right_answers
 from test_messages import IDEOGRAPH, chinese_literals
 
 import assignments
 from lnlib import i18n
+from lnlib.grading import grade
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADING_TOOLS = ["judge", "grade", "submission", "assignments", "grade_function", "exchange", "sandbox"]
@@ -71,6 +74,95 @@ def test_the_feedback_scan_can_fail():
     assert feedback_literals(source) == [(1, "提示"), (1, "错了"), (3, "一行"), (4, "作业 03")]
 
 
+# ---------------------------------------------------------------- the task text in both languages (issue 44)
+
+ALLOWED_CHINESE = ("苹果", "我", "吃")  # the seeds' tokens, glossed where shown; nothing else Chinese in English
+
+
+def _no_chinese(text: str) -> list[str]:
+    for token in ALLOWED_CHINESE:
+        text = text.replace(token, "")
+    return IDEOGRAPH.findall(text)
+
+
+def test_text_is_shown_in_the_language_of_the_moment():
+    pair = assignments.Text("一行", "one row")
+    assert i18n.language() == "zh" and str(pair) == "一行" and f"[{pair}]" == "[一行]"
+    i18n.set_language("en")
+    try:
+        assert str(pair) == "one row" and f"[{pair:>8}]" == "[ one row]"
+    finally:
+        i18n.set_language("zh")
+
+
+def _task_texts(a, v) -> list:
+    """Every task text of an assignment for the variant v: intro, data, each question's prompt, stub and solution."""
+    texts = [a.intro(v), a.data(v)]
+    for q in a.questions:
+        texts += [q.prompt(v) if callable(q.prompt) else q.prompt, q.stub, q.solution(v)]
+    return texts
+
+
+@pytest.mark.parametrize("number", ["03", "07"])
+def test_every_task_text_has_both_languages_and_the_english_no_chinese(number):
+    a = assignments.load()[number]
+    rng = np.random.default_rng(44)
+    for _ in range(20):
+        v = a.variant(rng)
+        pairs = [t for t in _task_texts(a, v) if isinstance(t, assignments.Text)]
+        assert len(pairs) >= 2 + 2 * len(a.questions)  # intro, data, every prompt and (typed answer's) stub
+        for t in pairs:
+            assert t.zh.strip() and t.en.strip() and t.zh != t.en
+            assert _no_chinese(t.en) == [], t.en
+        plain = [t for t in _task_texts(a, v) if not isinstance(t, assignments.Text)]
+        assert all(_no_chinese(str(t)) == [] for t in plain), plain  # numbers, code: the same in both languages
+
+
+def _variant_03(way: str) -> dict:
+    return {"x": np.array([2.0, 4.0, 6.0, 12.0]), "way": way}  # μ = 6, σ² = (16 + 4 + 0 + 36) / 4 = 14
+
+
+def test_the_english_diagnosis_quotes_the_english_option():
+    """The classmate's σ² of [2, 4, 6, 12] divided by d − 1 is 56 / 3 = 18.67; answering "b" (the mean of x²,
+    (4 + 16 + 36 + 144) / 4 = 50) is named with its English words."""
+    from assignments import hw03
+
+    ex = hw03._diagnose_ex(_variant_03("a"))
+    i18n.set_language("en")
+    try:
+        said = grade(ex, "b").message
+        prompt = str(hw03._prompt_diagnose(_variant_03("a")))
+    finally:
+        i18n.set_language("zh")
+    assert "(“forgot to subtract the mean μ first (took the mean of x²)”) the variance is 50, not 18.67" in said
+    assert _no_chinese(said) == [] and _no_chinese(prompt) == []
+    assert "got **18.67**" in prompt and "- **a**: divided by d − 1 (the unbiased variance)" in prompt
+    assert "按「忘了先减去均值 μ（算成了 x² 的平均）」算出来的是 50，不是 18.67。" in grade(ex, "b").message
+
+
+@pytest.mark.parametrize(
+    ("scale", "typed", "right"),
+    [
+        (2.0, "unchanged", True),
+        (2.0, "It stays the same.", True),
+        (2.0, "no change", True),
+        (2.0, "不变", True),
+        (2.0, "changed", False),
+        (2.0, "it changes", False),
+        (-3.0, "changed", True),
+        (-3.0, "It changes", True),
+        (-3.0, "will change", True),
+        (-3.0, "会变", True),
+        (-3.0, "the same", False),
+    ],
+)
+def test_the_prediction_is_answered_in_either_language(scale, typed, right):
+    """y = γ ⊙ x̂ + β is unchanged under x → s·x + t for s > 0 and changes (x̂ flips its sign) for s < 0."""
+    from assignments import hw07
+
+    assert grade(hw07._predict_ex({"scale": scale}), typed).ok is right
+
+
 # ---------------------------------------------------------------- an assignment built and graded in English
 
 pytest.importorskip("nbgrader", reason="the teacher's extra (requirements-teacher.txt; make test installs it)")
@@ -80,6 +172,7 @@ from tools import grade as grade_tool  # noqa: E402
 
 SECRET = "test-secret-of-the-english-words"
 H03 = "hw03-one-row-by-hand.ipynb"
+H07 = "hw07-full-formula.ipynb"
 
 
 @pytest.fixture
@@ -91,11 +184,18 @@ def _sources(nb) -> dict[str, str]:
     return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells}
 
 
-def test_an_assignment_built_in_english_has_the_tools_words_in_english(tmp_path, secret):
+def _code_lines(source: str) -> list[str]:
+    """A code cell without its comments (the words): what runs, which must be the same in both languages."""
+    return [line.split("#")[0].rstrip() for line in source.splitlines() if not line.lstrip().startswith("#")]
+
+
+def test_an_assignment_built_in_english_is_in_english(tmp_path, secret):
     roster = tmp_path / "roster.txt"
     roster.write_text("s1\n", encoding="utf-8")
     built = tmp_path / "built"
-    assert build_tool.main(["--notebooks", "03", "--roster", str(roster), "--out", str(built), "--lang", "en"]) == 0
+    assert (
+        build_tool.main(["--notebooks", "03", "07", "--roster", str(roster), "--out", str(built), "--lang", "en"]) == 0
+    )
     assert i18n.language() == "zh"  # the tool's language ends with the build
     manifest = json.loads((built / "autograder" / "manifest.json").read_text(encoding="utf-8"))
     assert (
@@ -108,11 +208,30 @@ def test_an_assignment_built_in_english_has_the_tools_words_in_english(tmp_path,
     assert "import lnlib  # lets the answer cells (%%answer, %%code_exercise) work\n" in cells["03-data"]
     assert cells["03-mean-question"].endswith(" (1 point)")
     assert cells["03-end"].startswith("## Before you hand in\n\n")
+    # the task text too (issue 44): written by hand here, and no Chinese anywhere, the teacher's source included
+    assert cells["03-mean-question"] == "**Question 1** What is the mean μ of your row `x`? (1 point)"
+    assert cells["mean"] == "%%answer hw03.mean\n# write your answer on the line below (one number)"
+    assert "\n# your row (d = 4): please do not change it\nx = [" in cells["03-data"]
+    assert "- **c**: gave the standard deviation σ, not the variance σ²" in cells["03-diagnose-question"]
+    seven = _sources(nbformat.read(built / "release" / "s1" / H07, as_version=4))
+    assert "Type `unchanged` or `changed` in the answer cell." in seven["07-predict-question"]
+    for part in ("release", "source"):
+        for name in (H03, H07):
+            for cell in nbformat.read(built / part / "s1" / name, as_version=4).cells:
+                assert _no_chinese(cell.source) == [], (part, name, cell.source)
     zh = tmp_path / "built-zh"
-    assert build_tool.main(["--notebooks", "03", "--roster", str(roster), "--out", str(zh)]) == 0
+    assert build_tool.main(["--notebooks", "03", "07", "--roster", str(roster), "--out", str(zh)]) == 0
     chinese = _sources(nbformat.read(zh / "release" / "s1" / H03, as_version=4))
     assert chinese["03-intro"].endswith("\n\n学号：`s1`") and chinese["03-mean-question"].endswith("（1 分）")
     assert chinese["03-end"].startswith("## 提交前检查\n\n")
+    assert chinese["03-mean-question"] == "**第 1 题** 你这一行 `x` 的均值 μ 是多少？（1 分）"
+    assert chinese["mean"] == "%%answer hw03.mean\n# 在下面一行写你的答案（一个数）"
+    for name in (H03, H07):  # the same cells, the same numbers and code: only the words differ
+        en, zh_ = (nbformat.read(b / "source" / "s1" / name, as_version=4).cells for b in (built, zh))
+        assert [(c.id, c.cell_type) for c in en] == [(c.id, c.cell_type) for c in zh_]
+        for e, c in zip(en, zh_, strict=True):
+            if e.cell_type == "code" and e.id != "predict":  # predict: the worked answer, unchanged / 不变
+                assert _code_lines(e.source) == _code_lines(c.source), e.id
 
 
 @pytest.mark.parametrize(("built_in", "graded_in"), [("en", "en"), ("en", "zh"), ("zh", "en")])

@@ -14,7 +14,7 @@ The student's numbers come from the roster id and the teacher's secret (`assignm
 derived from its nbgrader grade id, so the same command with the same roster and secret rebuilds the same files,
 byte for byte. `--lang` chooses the language of the words the tools add to a notebook (the student id line, the
 points, the comments of the answer cells, the check before handing in) and of the titles (default: lnlib's, i.e.
-$LNLIB_LANG, else zh); each assignment's task text is course content and stays as `assignments/hwNN.py` writes it.
+$LNLIB_LANG, else zh) and of each assignment's task text (its `assignments.Text` pairs): one build, one language.
 The grader rebuilds a release in the language the manifest records, whatever language its feedback is in.
 """
 
@@ -78,7 +78,8 @@ def _meta(grade_id: str, *, solution=False, grade=False, locked=False, points=0)
 
 
 def _text(value, v: dict) -> str:
-    return value(v) if callable(value) else value
+    """A task text (a `Text` pair, or a function of the variant giving one) in the language of the moment."""
+    return str(value(v) if callable(value) else value)
 
 
 def magic_line(q: assignments.Question) -> str:
@@ -87,7 +88,7 @@ def magic_line(q: assignments.Question) -> str:
 
 
 def _answer_source(q: assignments.Question, v: dict) -> str:
-    solution = q.solution(v)
+    solution = str(q.solution(v))
     if q.cases is None:
         return f"{magic_line(q)}\n{q.stub}\n### BEGIN SOLUTION\n{solution}\n### END SOLUTION"
     body = solution.split("\n", 1)[1]  # the function's body, already indented
@@ -100,11 +101,11 @@ def source_notebook(a: assignments.Assignment, student: str, key: bytes) -> nbfo
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     cells = [
         md(
-            a.intro(v) + "\n\n" + message("grading.student_id", student=student),
+            f"# {a.title}\n\n" + _text(a.intro, v) + "\n\n" + message("grading.student_id", student=student),
             metadata=_meta(f"{a.number}-intro", locked=True),
         ),
         code(
-            "import lnlib  # " + message("grading.data_head") + "\n\n" + a.data(v),
+            "import lnlib  # " + message("grading.data_head") + "\n\n" + _text(a.data, v),
             metadata=_meta(f"{a.number}-data", locked=True),
         ),
     ]
