@@ -114,6 +114,13 @@ def missing_paths(text: str) -> list[str]:
     return sorted(p for p in named if REPO_PATH.match(p) and not (ROOT / p).exists())
 
 
+def broken_code_spans(text: str) -> list[str]:
+    """Prose lines with an odd number of backticks: an inline code span broken across lines, which the command
+    checks (one line at a time) would not see."""
+    prose = re.sub(r"^\s*```.*?^\s*```\s*$", "", text, flags=re.S | re.M)
+    return [line for line in prose.splitlines() if line.count("`") % 2]
+
+
 def english_notebooks() -> list[str]:
     stems = sorted(p.stem for p in (ROOT / "notebooks" / "en").glob("[0-9][0-9]-*.ipynb"))
     assert len(stems) >= 17, stems
@@ -152,6 +159,7 @@ def test_every_make_target_and_tool_module_exists():
     assert not unknown_targets(text, makefile_targets())
     assert not unknown_modules(text)
     assert not missing_paths(text)
+    assert not broken_code_spans(text)
 
 
 def test_no_chinese_sentence():
@@ -188,4 +196,8 @@ def test_the_checks_can_fail():
     assert unknown_targets("and make sure it runs", targets) == []  # prose is not a command
     assert unknown_modules("`.venv/bin/python -m tools.no_such_tool`") == ["no_such_tool"]
     assert missing_paths("see `tools/no_such_file.py` and `build/grades/grades.csv`") == ["tools/no_such_file.py"]
+    assert broken_code_spans("run `pip install -r\nbinder/requirements.txt` first") == [
+        "run `pip install -r",
+        "binder/requirements.txt` first",
+    ]
     assert guide_text()  # the guide itself is there
