@@ -7,9 +7,6 @@
   repository path it names in code exists, and every shell command works from a fresh clone (by the rules of
   tests/test_doc_commands.py, with this guide's English placeholders);
 - no Chinese sentence: outside code and quotes, Chinese appears only as short terms (我 / 吃 / 苹果, 答案表).
-
-The guide is written in two halves by two writers; until they are joined, the second half is
-docs/teacher-guide.en-part2.md (it starts with the marker `<!-- part 2 -->`), read after the first.
 """
 
 from __future__ import annotations
@@ -23,8 +20,6 @@ from tests.test_doc_commands import check, clone, shown_commands  # noqa: F401 (
 from tools.course import ROOT
 
 GUIDE = ROOT / "docs" / "teacher-guide.en.md"
-PART2 = ROOT / "docs" / "teacher-guide.en-part2.md"
-MARK = "<!-- part 2 -->"
 
 # The guide's English placeholders and what stands in for them (then test_doc_commands' own replacements apply).
 PLACEHOLDERS = {
@@ -44,11 +39,8 @@ LONGEST_TERM = 4  # 我, 吃, 苹果, 答案表: a run of Chinese longer than th
 
 
 def guide_files() -> list[Path]:
-    """The files that make up the guide: the joined one, and the second half while it is still separate."""
-    files = [GUIDE] if GUIDE.exists() else []
-    if PART2.exists() and not (GUIDE.exists() and MARK in GUIDE.read_text(encoding="utf-8")):
-        files.append(PART2)
-    return files
+    """The files that make up the guide."""
+    return [GUIDE] if GUIDE.exists() else []
 
 
 def guide_text() -> str:
