@@ -26,7 +26,8 @@ from matplotlib.image import AxesImage
 from matplotlib.mathtext import MathTextParser
 
 from ._checks import as_real_array
-from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own font with matplotlib
+from .fonts import FAMILY as BUNDLED_CJK_FONT
+from .i18n import DEFAULT_LANGUAGE, language  # importing registers lnlib's own font with matplotlib
 
 
 @runtime_checkable
@@ -143,9 +144,13 @@ def alt_text(fig: Figure) -> str:
 
 
 def _png_with_alt(fig: Figure):
-    """IPython's PNG formatter: (data, metadata) puts {"alt": …} into the output's image/png metadata."""
+    """IPython's PNG formatter: (data, metadata) puts {"alt": …} into the output's image/png metadata, and the alt
+    text's language where it is not the default Chinese ({"alt_lang": "en"}: a screen reader's voice)."""
     text = alt_text(fig)
-    return (to_png(fig), {"alt": text}) if text else to_png(fig)
+    if not text:
+        return to_png(fig)
+    lang = getattr(fig, "alt_lang", DEFAULT_LANGUAGE)
+    return to_png(fig), ({"alt": text} if lang == DEFAULT_LANGUAGE else {"alt": text, "alt_lang": lang})
 
 
 def _show_figures_in_ipython() -> None:
@@ -227,6 +232,7 @@ def set_alt_text(fig: Figure, alt: str) -> None:
     """Give `fig` its alt text (plain text: TeX labels become Unicode). A handle's `update` calls it with the
     description of the data it moved to, so `alt_text(handle.fig)` always describes the frame shown."""
     fig.alt_text = plain(alt)
+    fig.alt_lang = language()  # the language its words were looked up in
 
 
 # --- colour and contrast ---------------------------------------------------------------------------------

@@ -249,3 +249,25 @@ def test_a_table_in_english_glosses_the_tokens_and_keeps_the_numbers(english):
     assert table.grid.index == ("我 (I)", "吃 (eat)", "苹果 (apple)")
     assert table.grid.cells[2][:2] == (5.0, 5.0)  # 苹果 = [2, 4, 6, 8]: μ = 5, σ² = 5 by hand
     assert stray_chinese(table.to_html(), source="") == []
+
+
+def test_an_english_figure_and_explorer_name_the_language_of_their_alt_text():
+    """A screen reader picks its voice by `lang`: the course's JupyterLab extension tags an alt text "en" when the
+    figure's output metadata says {"alt_lang": "en"} or the explorer's box has the class ln-lang-en, else zh-Hans.
+    Chinese outputs carry no alt_lang (they stay as stored)."""
+    import lnlib
+    from lnlib import figure_kit, plots, widgets
+    from lnlib.i18n import language, set_language
+
+    before = language()
+    try:
+        shown = {}
+        for code in ("zh", "en"):
+            set_language(code)
+            fig = plots.stage_bars(lnlib.layer_norm_steps([2.0, 4.0, 6.0, 8.0]))
+            _, shown[code] = figure_kit._png_with_alt(fig)
+            assert f"ln-lang-{code}" in widgets.VarianceExplorer().box._dom_classes
+        assert "alt_lang" not in shown["zh"] and shown["en"]["alt_lang"] == "en"
+        assert not CJK_RUN.search(shown["en"]["alt"]) and CJK_RUN.search(shown["zh"]["alt"])
+    finally:
+        set_language(before)

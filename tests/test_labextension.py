@@ -121,13 +121,16 @@ def test_the_extension_accepts_every_jupyterlab_4_it_runs_on():
     assert not caret_accepts("^4.6.6", base["jupyterlab"])  # what the check above refuses
 
 
-def test_the_extension_marks_the_alt_text_as_simplified_chinese():
+def test_the_extension_marks_the_alt_text_with_its_language():
     """Issue 41, item 4: JupyterLab sets <html lang="en"> without a language pack, so a screen reader read the
-    Chinese alt texts with an English voice; the extension gives each figure it describes lang="zh-Hans"."""
+    Chinese alt texts with an English voice; the extension gives each figure it describes lang="zh-Hans" — or "en"
+    for an English one (issue 44: its output metadata says alt_lang, its explorer box has the class ln-lang-en)."""
     code = built_javascript()
     assert '"zh-Hans"' in code or "'zh-Hans'" in code
+    assert "alt_lang" in code and "ln-lang-" in code
     source = (SOURCE / "src" / "index.js").read_text(encoding="utf-8")
-    assert source.count("ALT_LANG") == 3  # defined, set on output images, set on explorer pictures
+    assert "img.lang = LANGS[metadata.alt_lang] || DEFAULT_LANG" in source  # output images
+    assert "img.setAttribute('lang', explorerLang(img))" in source  # explorer pictures
 
 
 def test_the_extension_replaces_a_missing_explorer_by_its_notice():

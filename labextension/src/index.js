@@ -3,13 +3,21 @@
 // which lnlib writes for every figure and nbconvert already reads); an explorer's picture (an ipywidgets Image
 // inside `.ln-explorer`) takes its tooltip, which lnlib sets to the alt text of the frame shown.
 // It also replaces JupyterLab's English "Error displaying widget: model not found" of an explorer whose widget
-// model is gone (a notebook saved, closed and opened again) by the explorer's Chinese notice.
+// model is gone (a notebook saved, closed and opened again) by the explorer's notice, in the language of lnlib.
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry, MimeModel, RenderedImage, imageRendererFactory } from '@jupyterlab/rendermime';
 
-// lnlib's alt texts are Simplified Chinese, while JupyterLab sets <html lang="en"> unless a language pack is
-// installed: the lang attribute makes a screen reader read them with a Chinese voice, not an English one.
-const ALT_LANG = 'zh-Hans';
+// The lang of an alt text, so a screen reader picks the right voice (JupyterLab sets <html lang="en"> unless a
+// language pack is installed): lnlib writes the language of an English figure's alt text into its metadata
+// ({"alt_lang": "en"}) and gives an explorer's box the class ln-lang-<code>; Chinese is the default.
+const LANGS = { zh: 'zh-Hans', en: 'en' };
+const DEFAULT_LANG = LANGS.zh;
+
+function explorerLang(img) {
+  const box = img.closest('.ln-explorer');
+  const code = box ? Object.keys(LANGS).find(c => box.classList.contains(`ln-lang-${c}`)) : undefined;
+  return code ? LANGS[code] : DEFAULT_LANG;
+}
 
 class RenderedImageWithAlt extends RenderedImage {
   async render(model) {
@@ -19,7 +27,7 @@ class RenderedImageWithAlt extends RenderedImage {
     const img = this.node.querySelector('img');
     if (img && typeof alt === 'string' && alt) {
       img.alt = alt;
-      img.lang = ALT_LANG;
+      img.lang = LANGS[metadata.alt_lang] || DEFAULT_LANG;
     }
   }
 }
@@ -39,7 +47,7 @@ function titleToAlt(img) {
   const title = img.getAttribute('title');
   if (title) {
     img.setAttribute('alt', title);
-    img.setAttribute('lang', ALT_LANG);
+    img.setAttribute('lang', explorerLang(img));
     img.removeAttribute('title');
   }
 }

@@ -417,6 +417,7 @@ class Explorer:
         """The explorer's box, with the notice for a missing kernel put first (see `offline_notice`)."""
         box.children = (offline_notice(), *box.children)
         box.add_class(EXPLORER_CLASS)
+        box.add_class(f"ln-lang-{language()}")  # the language of its picture's alt text (the JupyterLab extension)
         self._box = box
 
     def _repr_mimebundle_(self, **kwargs):
