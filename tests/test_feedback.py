@@ -816,3 +816,48 @@ def test_the_data_folder_follows_the_platform(monkeypatch, tmp_path):
 
 def test_the_suite_never_writes_to_the_real_home():
     assert os.environ.get("LNLIB_PROGRESS_DIR"), "tests/conftest.py sets a temporary progress folder"
+
+
+def _templates(lang: str) -> dict[str, str]:
+    """Every message template of the code-exercise domains in `lang`, by key."""
+    from lnlib.i18n import catalogue
+
+    found = {}
+    for domain in ("codex", "code", "feedback"):
+        for key, text in catalogue(lang, domain)._catalog.items():
+            if isinstance(key, str) and key and isinstance(text, str):
+                found[key] = text
+    return found
+
+
+def _key_of(text: str, templates: dict[str, str]) -> set[str]:
+    """The keys whose template, its {fields} read as any text, is `text` (templates of a few letters around their
+    fields are left out: "{why}" would match anything)."""
+    return {
+        key
+        for key, template in templates.items()
+        if len(re.sub(r"\{[^{}]*\}", "", template).strip()) >= 5
+        and re.fullmatch(".*?".join(re.escape(part) for part in re.split(r"\{[^{}]*\}", template)), text, re.S)
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "fn", "says"), MISCONCEPTIONS, ids=[f"{n}-{f.__name__}" for n, f, _ in MISCONCEPTIONS]
+)
+def test_every_misconception_is_named_in_english_by_the_same_mistake(name, fn, says):
+    """Issue 44: an English learner is told the same mistake — the English message of the very key the Chinese
+    verdict came from — with no Chinese in it, on the first wrong try."""
+    from lnlib.i18n import language, set_language
+
+    before = language()
+    try:
+        set_language("zh")
+        zh = judge_function(name, fn)
+        set_language("en")
+        en = judge_function(name, fn)
+    finally:
+        set_language(before)
+    assert not en.ok and en.mistake and en.mistake in en.first
+    assert not re.search(r"[\u3400-\u9fff]", en.mistake), en.mistake
+    zh_keys, en_keys = _key_of(zh.mistake, _templates("zh")), _key_of(en.mistake, _templates("en"))
+    assert zh_keys and zh_keys & en_keys, (zh.mistake, en.mistake)
