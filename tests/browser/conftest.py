@@ -44,8 +44,37 @@ def notebook_stems() -> list[str]:
     return [p.stem for p in notebook_paths()]
 
 
+# The English edition (issue 44): the notebooks a learner meets first and the ones whose explorers speak (03's
+# VectorExplorer, 16's LMExplorer), opened like the Chinese ones. Each English notebook runs about a minute on 2
+# cores, so not all 17: the browser lane's budget (see `make test-browser`) allows these four.
+ENGLISH_STEMS = ("00-index", "03-one-row-by-hand", "07-full-formula", "16-layernorm-in-a-trained-model")
+
+
+def notebook_keys() -> list[str]:
+    """Every notebook the browser opens, as its path under notebooks/ without ".ipynb": the Chinese edition's
+    stems, then the English edition's chosen ones as "en/<stem>"."""
+    return notebook_stems() + [f"en/{stem}" for stem in ENGLISH_STEMS]
+
+
+def edition_of(key: str) -> str:
+    """ "en" for "en/03-one-row-by-hand", "zh" for "03-one-row-by-hand"."""
+    return key.split("/", 1)[0] if "/" in key else "zh"
+
+
+def file_label(key: str) -> str:
+    """A notebook key as one file name or test id: "en/03-one-row-by-hand" -> "en-03-one-row-by-hand"."""
+    return key.replace("/", "-")
+
+
+def short_label(key: str) -> str:
+    """The notebook's number, with the edition when not Chinese: "03", "en/03"."""
+    edition, stem = edition_of(key), key.rsplit("/", 1)[-1]
+    return stem[:2] if edition == "zh" else f"{edition}/{stem[:2]}"
+
+
 def explorers_in(stem: str) -> list[tuple[str, int]]:
-    """(name, cell index) of every explorer call in a notebook, in order; repeated names get "#2", "#3"."""
+    """(name, cell index) of every explorer call in a notebook (a stem, or a key such as "en/03-…"), in order;
+    repeated names get "#2", "#3"."""
     nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
     found: list[tuple[str, int]] = []
     seen: dict[str, int] = {}
@@ -65,12 +94,17 @@ def pytest_generate_tests(metafunc):
     """`notebook` is one module-scoped fixture per notebook, shared by that notebook's run-all test and its
     explorer tests, so each notebook is opened and run once."""
     if "explorer" in metafunc.fixturenames:
-        pairs = [(stem, name) for stem in notebook_stems() for name, _ in explorers_in(stem)]
+        pairs = [(key, name) for key in notebook_keys() for name, _ in explorers_in(key)]
         metafunc.parametrize(
-            ("notebook", "explorer"), pairs, indirect=["notebook"], scope="module", ids=[f"{s}-{n}" for s, n in pairs]
+            ("notebook", "explorer"),
+            pairs,
+            indirect=["notebook"],
+            scope="module",
+            ids=[f"{file_label(k)}-{n}" for k, n in pairs],
         )
     elif "notebook" in metafunc.fixturenames:
-        metafunc.parametrize("notebook", notebook_stems(), indirect=True, scope="module")
+        keys = notebook_keys()
+        metafunc.parametrize("notebook", keys, indirect=True, scope="module", ids=[file_label(k) for k in keys])
 
 
 # --- the session: server, browser, report -----------------------------------------------------------------------
@@ -162,7 +196,7 @@ def latency_markdown(rows: list[dict], machine: dict) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {r['notebook'][:2]} | {r['explorer']} | {r['kind']}：{r['control']} | {r['n']} | "
+            f"| {short_label(r['notebook'])} | {r['explorer']} | {r['kind']}：{r['control']} | {r['n']} | "
             f"{r['median_ms']:.0f} | {r['p95_ms']:.0f} | {r['max_ms']:.0f} | "
             f"{'✓' if r['meets_goal'] else '✗'} |"
         )
@@ -255,12 +289,20 @@ def lab(request):
 # --- one notebook: open, Run All, check, screenshot --------------------------------------------------------------
 
 
+# the lang a figure's alt text must be marked with, per edition (a screen reader picks its voice by it)
+ALT_LANGS = {"zh": "zh-Hans", "en": "en"}
+
+
 @dataclass
 class OpenNotebook:
-    stem: str
+    stem: str  # the notebook's key: "03-one-row-by-hand", or "en/03-one-row-by-hand" in the English edition
     lab: Session
     result: dict
     problems: list
+
+    @property
+    def edition(self) -> str:
+        return edition_of(self.stem)
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +311,7 @@ def notebook(request, lab):
     page = lab.page
     ext0, con0 = lab.mark()
     t_open = time.monotonic()
-    result: dict = {"ok": False}
+    result: dict = {"ok": False, "edition": edition_of(stem)}
     lab.report.notebooks[stem] = result
     problems: list[str] = []
     try:
@@ -286,7 +328,8 @@ def notebook(request, lab):
                 pass
             result["explorers_on_open"] = page.evaluate(js.EXPLORER_STATE, cells)
         # the stored figures, as a learner who only reads sees them: each with its alt text (issue 27 item 5)
-        problems += [f"on open, {m}" for m in page.evaluate(js.IMAGES_WITHOUT_ALT)]
+        alt_lang = ALT_LANGS[edition_of(stem)]
+        problems += [f"on open, {m}" for m in page.evaluate(js.IMAGES_WITHOUT_ALT, alt_lang)]
         t_run = time.monotonic()
         run = page.evaluate(js.RUN_ALL)
         if not run["ok"]:
@@ -300,7 +343,7 @@ def notebook(request, lab):
         problems += state["problems"]
         result["widgets"] = state["widgets"]
         result["images"] = state["images"]
-        screenshot(page, ARTIFACTS / f"{stem}.jpg", state["height"])
+        screenshot(page, ARTIFACTS / f"{file_label(stem)}.jpg", state["height"])
         problems += [f"external request blocked: {u}" for u in lab.external[ext0:]]
         problems += lab.console[con0:]
         result["ok"] = not problems

@@ -1,8 +1,9 @@
 """What a learner does with each explorer, and what the explorer must show afterwards.
 
-One entry per (notebook stem, explorer): the explorer is the first `<Name>Explorer(` call found in a code cell of
-that notebook ("<Name>Explorer#2" for the second one in the same notebook). Steps run in order, in the real
-browser, on the explorer's own output area.
+One entry per (notebook key, explorer): the key is the notebook's stem, "en/<stem>" for the English edition (its
+explorers speak English there: lnlib.set_language("en")); the explorer is the first `<Name>Explorer(` call found in
+a code cell of that notebook ("<Name>Explorer#2" for the second one in the same notebook). Steps run in order, in
+the real browser, on the explorer's own output area.
 
 Add a row when you add an explorer. An explorer without a row is still moved by the generic fallback (every
 slider ArrowRight, every toggle group / dropdown to another option, every checkbox clicked; "some output
@@ -238,5 +239,57 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
         ),
         Step("toggle", click="1·注意力前", changed=("tables",), expect=("第 1 层·注意力前", "5 吃", ERROR)),
         Step("text", type="我吃苹果。", changed=("tables",), absent=(ERROR,), expect_re=(r"3 苹[^\n]*「果」\s*100%",)),
+    ],
+    # --- the English edition (issue 44): the same learner's moves, English words, the same hand-checked numbers ----
+    ("en/03-one-row-by-hand", "VectorExplorer"): [
+        Step(
+            "text",
+            type="20, 40, 60, 80",
+            changed=("tables", "images"),
+            expect=("LayerNorm step by step",),
+            expect_re=(r"normalized x̂\s+-1\.342\s+-0\.447\s+0\.447\s+1\.342", r"mean μ\s+50\.000"),
+        ),
+        Step(
+            "text",
+            type="a, b",
+            changed=("html",),
+            unchanged=("tables", "images"),
+            expect=(ERROR, "is not a number"),
+            absent=("不是数字",),
+            expect_re=(r"normalized x̂\s+-1\.342\s+-0\.447\s+0\.447\s+1\.342",),
+        ),
+        Step("slider", which="ε", key="ArrowRight", changed=("tables",), expect=("(ε = 3.16228e-05)",)),
+        Step(
+            "text",
+            type="2, 4, 6, 8",
+            changed=("tables",),
+            absent=(ERROR,),
+            expect_re=(r"normalized x̂\s+-1\.342\s+-0\.447\s+0\.447\s+1\.342", r"mean μ\s+5\.000"),
+        ),
+    ],
+    # the tokens keep their Chinese characters with an English gloss: "吃 (eat)"
+    ("en/16-layernorm-in-a-trained-model", "LMExplorer"): [
+        Step(
+            "toggle",
+            click="final",
+            changed=("tables",),
+            expect=("final LayerNorm (before the output layer): μ, σ and x̂ of each character",),
+        ),
+        Step("text", type="小猫今天吃", changed=("tables",), absent=(ERROR,), expect=("5 吃 (eat)", "“鱼”")),
+        Step(
+            "text",
+            type="我吃猪肉",
+            changed=("html",),
+            unchanged=("tables",),
+            expect=(ERROR, "The model has never seen", "“猪”, “肉”"),
+            absent=("模型没见过",),
+        ),
+        Step(
+            "toggle",
+            click="1·pre-attn",
+            changed=("tables",),
+            expect=("layer 1 · before attention", "5 吃 (eat)", ERROR),
+        ),
+        Step("text", type="我吃苹果。", changed=("tables",), absent=(ERROR,), expect_re=(r"3 苹[^\n]*“果”\s*100%",)),
     ],
 }

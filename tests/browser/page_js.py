@@ -52,15 +52,16 @@ SETTLED = """() => {
 
 # Every figure <img> of the notebook has a non-empty alt (issue 27 item 5): stored and fresh outputs (the course's
 # JupyterLab extension reads the output metadata) and explorer frames (it reads the Image widget's tooltip); and
-# that alt is marked Simplified Chinese (issue 41 item 4: JupyterLab's <html lang="en"> made screen readers use an
-# English voice), by the image itself or the nearest element with a lang.
-IMAGES_WITHOUT_ALT = """() => {
+# that alt is marked with the edition's language, `lang` ("zh-Hans": issue 41 item 4, JupyterLab's <html lang="en">
+# made screen readers use an English voice; "en" in the English edition), by the image itself or the nearest element
+# with a lang.
+IMAGES_WITHOUT_ALT = """(lang) => {
   const missing = [];
   window.__lnNb.content.widgets.forEach((cell, i) => {
     for (const img of cell.node.querySelectorAll('.jp-OutputArea-output img')) {
       if (!(img.getAttribute('alt') || '').trim()) missing.push(`cell ${i}: figure without alt text`);
-      else if (img.closest('[lang]')?.getAttribute('lang') !== 'zh-Hans')
-        missing.push(`cell ${i}: alt text not marked lang="zh-Hans"`);
+      else if (img.closest('[lang]')?.getAttribute('lang') !== lang)
+        missing.push(`cell ${i}: alt text not marked lang="${lang}"`);
     }
   });
   return missing;

@@ -1,4 +1,5 @@
-"""Every notebook in JupyterLab + Chromium, every explorer moved the way a learner moves it (issue 6).
+"""Every notebook in JupyterLab + Chromium, every explorer moved the way a learner moves it (issue 6); the English
+edition's notebooks of conftest.ENGLISH_STEMS too, with English expectations (issue 44).
 
 The notebooks and explorers are discovered, not listed: a new notebook is run here as soon as it exists, and a
 new explorer is at least moved generically; add its row in explorer_steps.py to check its numbers.
@@ -11,7 +12,7 @@ import time
 import pytest
 
 from . import page_js as js
-from .conftest import ARTIFACTS, KERNEL_TIMEOUT_MS, STEP_TIMEOUT_MS, explorers_in
+from .conftest import ARTIFACTS, KERNEL_TIMEOUT_MS, STEP_TIMEOUT_MS, edition_of, explorers_in, file_label
 from .explorer_steps import INTERACTIONS, Step
 
 pytestmark = pytest.mark.browser
@@ -83,7 +84,9 @@ def interact(notebook, explorer: str, page, root, cell: int) -> list[str]:
     failures += sweep(notebook, explorer, page, handle)
 
     shoot_element(
-        page, page.locator(f'[data-ln-cell="{cell}"]'), ARTIFACTS / f"{stem}--{explorer.replace('#', '-')}.png"
+        page,
+        page.locator(f'[data-ln-cell="{cell}"]'),
+        ARTIFACTS / f"{file_label(stem)}--{explorer.replace('#', '-')}.png",
     )
     problems = page.evaluate(js.PROBLEMS)["problems"]
     failures += [f"after the interactions: {p}" for p in problems if p not in notebook.problems]
@@ -178,6 +181,7 @@ def run_step(
     what = f"{'(generic) ' if generic else ''}{step.describe()}"
     entry = {
         "notebook": notebook.stem,
+        "edition": edition_of(notebook.stem),
         "explorer": explorer,
         "control": what,
         "latency_ms": None,
@@ -281,7 +285,9 @@ def shoot_element(page, locator, path) -> None:
 # These run after the explorer tests of the same notebook (pytest keeps the file's order within one notebook's
 # module-scoped fixture), and the restart comes last: it leaves the notebook's explorers disconnected.
 
-NOTICE = "重新运行上面的单元格"  # lnlib.widgets.OFFLINE_MESSAGE
+# lnlib.widgets.OFFLINE_MESSAGE, in each edition's language
+NOTICES = {"zh": "重新运行上面的单元格", "en": "Run the cells above and this cell again"}
+NOTICE = NOTICES["zh"]
 
 
 def test_explorer_tables_are_as_compact_as_the_static_ones(notebook):
@@ -299,8 +305,9 @@ def test_explorer_tables_are_as_compact_as_the_static_ones(notebook):
 
 
 def test_explorers_say_what_to_run_when_opened_and_after_a_restart(notebook):
-    """Opened (stored outputs, not yet run) and after "Restart Kernel": every explorer shows the Chinese notice
+    """Opened (stored outputs, not yet run) and after "Restart Kernel": every explorer shows its edition's notice
     and nothing its controls could disagree with (no control, picture or table of the dead state)."""
+    notice = NOTICES[edition_of(notebook.stem)]
     found = explorers_in(notebook.stem)
     if not found:
         pytest.skip("no explorer in this notebook")
@@ -308,7 +315,7 @@ def test_explorers_say_what_to_run_when_opened_and_after_a_restart(notebook):
     failures = []
     for name, cell in found:
         shown = notebook.result.get("explorers_on_open", {}).get(str(cell))
-        if not shown or NOTICE not in shown["text"] or shown["others"] or shown["images"]:
+        if not shown or notice not in shown["text"] or shown["others"] or shown["images"]:
             failures.append(f"{name} (cell {cell}) when opened: {shown}")
     original = page.viewport_size
     page.set_viewport_size({"width": original["width"], "height": 16_000})  # every cell laid out
@@ -327,12 +334,12 @@ def test_explorers_say_what_to_run_when_opened_and_after_a_restart(notebook):
         after = page.evaluate(js.EXPLORER_STATE, cells)
         for name, cell in found:
             shown = after.get(str(cell))
-            if not shown or NOTICE not in shown["text"] or shown["others"] or shown["images"]:
+            if not shown or notice not in shown["text"] or shown["others"] or shown["images"]:
                 failures.append(f"{name} (cell {cell}) after a restart: {shown}")
         shoot_element(
             page,
             page.locator(f'[data-ln-cell="{cells[0]}"]'),
-            ARTIFACTS / f"{notebook.stem}--{found[0][0].replace('#', '-')}--restarted.png",
+            ARTIFACTS / f"{file_label(notebook.stem)}--{found[0][0].replace('#', '-')}--restarted.png",
         )
     finally:
         page.set_viewport_size(original)

@@ -6,11 +6,11 @@ rendered, no console error, nothing leaving 127.0.0.1 (the checks of the maintai
 test_browser_notebooks.py). Then the learner saves it, closes it and opens it again the next day. The saved outputs
 name the widget models of a kernel that is gone (JupyterLab does not save the widgets' state by default: the
 notebook keeps the state stored before, of other models), so ipywidgets' renderer would write "Error displaying
-widget: model not found" in place of every explorer. The course's JupyterLab extension shows the explorer's Chinese
-notice there instead (lnlib's HTML form of the output, `fallback_html`): each explorer cell must show it, and nothing
+widget: model not found" in place of every explorer. The course's JupyterLab extension shows the explorer's notice
+there instead (lnlib's HTML form of the output, `fallback_html`): each explorer cell must show it, and nothing
 of JupyterLab's English error may be anywhere on the page (notebook 15's progress bars too). A notebook without
 widget outputs after Run All is not reopened: nothing in it depends on the kernel's models. Screenshots in
-build/browser/reopened-*.png.
+build/browser/reopened-*.png. One English notebook too (issue 44): its notices must be English.
 """
 
 from __future__ import annotations
@@ -32,10 +32,12 @@ from .conftest import (
     SETTLE_TIMEOUT_MS,
     STEP_TIMEOUT_MS,
     WIDGET_MIME,
+    edition_of,
     explorers_in,
+    file_label,
     notebook_stems,
 )
-from .test_browser_notebooks import NOTICE, shoot_element
+from .test_browser_notebooks import NOTICES, shoot_element
 
 pytestmark = pytest.mark.browser
 
@@ -80,8 +82,13 @@ def _widget_cells(saved: dict) -> dict[int, list[str]]:
     return found
 
 
-@pytest.mark.parametrize("stem", notebook_stems())
-def test_student_copy_runs_clean_and_reopens_with_chinese_notices(lab, stem):
+# the English edition's first notebook with an explorer (each one adds a Run All and a reopening, about 30 s)
+ENGLISH = ["en/03-one-row-by-hand"]
+
+
+@pytest.mark.parametrize("stem", notebook_stems() + ENGLISH, ids=file_label)
+def test_student_copy_runs_clean_and_reopens_with_its_notices(lab, stem):
+    notice = NOTICES[edition_of(stem)]
     found = explorers_in(stem)
     cells = [cell for _, cell in found]
     nb = nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4)
@@ -124,7 +131,9 @@ def test_student_copy_runs_clean_and_reopens_with_chinese_notices(lab, stem):
             if cells:
                 shown = page.evaluate(REOPENED, [cells, FALLBACK_CLASS])
                 shoot_element(
-                    page, page.locator(".jp-Notebook .jp-Cell").nth(cells[0]), ARTIFACTS / f"reopened-{stem}.png"
+                    page,
+                    page.locator(".jp-Notebook .jp-Cell").nth(cells[0]),
+                    ARTIFACTS / f"reopened-{file_label(stem)}.png",
                 )
             else:
                 shown = {}
@@ -135,7 +144,7 @@ def test_student_copy_runs_clean_and_reopens_with_chinese_notices(lab, stem):
         failures = []
         for name, cell in found:
             s = shown.get(str(cell))
-            if not s or not s["fallback"] or NOTICE not in s["text"] or MISSING in s["text"] or s["explorer"]:
+            if not s or not s["fallback"] or notice not in s["text"] or MISSING in s["text"] or s["explorer"]:
                 failures.append(f"{name} (cell {cell}): {s}")
         assert not failures, f"{stem} opened again:\n  " + "\n  ".join(failures)
         assert not anywhere, f"{stem} opened again: JupyterLab's 'Error displaying widget' is on the page"
