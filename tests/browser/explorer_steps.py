@@ -241,6 +241,25 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
         Step("text", type="我吃苹果。", changed=("tables",), absent=(ERROR,), expect_re=(r"3 苹[^\n]*「果」\s*100%",)),
     ],
     # --- the English edition (issue 44): the same learner's moves, English words, the same hand-checked numbers ----
+    ("en/02-which-axis", "AxisExplorer"): [
+        Step(
+            "toggle",
+            click="column",
+            changed=("tables", "images"),
+            expect=("by column: one group per dimension",),
+            expect_re=(r"dim 1\s+10\.000\s+56\.000\s+7\.483",),
+        ),
+        Step("toggle", which="Which", click="dim 3", changed=("images",), unchanged=("tables",)),
+        Step(
+            "toggle",
+            click="whole table",
+            changed=("tables", "images"),
+            expect=("whole table: 12 numbers in one group",),
+            expect_re=(r"whole table\s+20\.000\s+620\.000\s+24\.900",),
+        ),
+        Step("toggle", click="row", changed=("tables", "images"), absent=("Traceback", "Error"), expect=("by row",)),
+        Step("toggle", which="Which", click="吃 (eat)", changed=("images",), unchanged=("tables",)),
+    ],
     ("en/03-one-row-by-hand", "VectorExplorer"): [
         Step(
             "text",

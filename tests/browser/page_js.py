@@ -67,8 +67,8 @@ IMAGES_WITHOUT_ALT = """(lang) => {
   return missing;
 }"""
 
-# Collect every problem a learner would see after Run All.
-PROBLEMS = """() => {
+# Collect every problem a learner would see after Run All; `lang`: the one the figures' alt texts must be marked with.
+PROBLEMS = """(lang = 'zh-Hans') => {
   const w = window.__lnNb;
   const problems = [];
   let widgets = 0;
@@ -96,7 +96,7 @@ PROBLEMS = """() => {
     if (!img.complete || img.naturalWidth === 0)
       problems.push(`image not loaded: ${img.getAttribute('src').slice(0, 120)}`);
   }
-  problems.push(...(IMAGES_WITHOUT_ALT)());
+  problems.push(...(IMAGES_WITHOUT_ALT)(lang));
   return {problems, widgets, images: node.querySelectorAll('img').length,
           cells: w.content.widgets.length,
           height: Math.max(node.scrollHeight, ...[...node.querySelectorAll('.jp-WindowedPanel-outer, '

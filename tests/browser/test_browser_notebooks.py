@@ -12,7 +12,7 @@ import time
 import pytest
 
 from . import page_js as js
-from .conftest import ARTIFACTS, KERNEL_TIMEOUT_MS, STEP_TIMEOUT_MS, edition_of, explorers_in, file_label
+from .conftest import ALT_LANGS, ARTIFACTS, KERNEL_TIMEOUT_MS, STEP_TIMEOUT_MS, edition_of, explorers_in, file_label
 from .explorer_steps import INTERACTIONS, Step
 
 pytestmark = pytest.mark.browser
@@ -88,7 +88,7 @@ def interact(notebook, explorer: str, page, root, cell: int) -> list[str]:
         page.locator(f'[data-ln-cell="{cell}"]'),
         ARTIFACTS / f"{file_label(stem)}--{explorer.replace('#', '-')}.png",
     )
-    problems = page.evaluate(js.PROBLEMS)["problems"]
+    problems = page.evaluate(js.PROBLEMS, ALT_LANGS[notebook.edition])["problems"]
     failures += [f"after the interactions: {p}" for p in problems if p not in notebook.problems]
     return failures
 

@@ -27,6 +27,7 @@ from tools.course import NOTEBOOKS
 
 from . import page_js as js
 from .conftest import (
+    ALT_LANGS,
     ARTIFACTS,
     KERNEL_TIMEOUT_MS,
     SETTLE_TIMEOUT_MS,
@@ -103,7 +104,7 @@ def test_student_copy_runs_clean_and_reopens_with_its_notices(lab, stem):
         _open(lab, copy)
         assert page.evaluate(js.RUN_ALL)["ok"], "Run All stopped"
         page.wait_for_function(js.SETTLED, timeout=SETTLE_TIMEOUT_MS, polling=100)
-        problems = page.evaluate(js.PROBLEMS)["problems"]
+        problems = page.evaluate(js.PROBLEMS, ALT_LANGS[edition_of(stem)])["problems"]
         problems += [f"external request blocked: {u}" for u in lab.external[ext0:]] + lab.console[con0:]
         lab.report.notebooks[f"{stem}-student-run-all"] = {"problems": problems}
         assert not problems, f"{stem} (student copy):\n  " + "\n  ".join(problems)
