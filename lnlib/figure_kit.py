@@ -232,7 +232,7 @@ def set_alt_text(fig: Figure, alt: str) -> None:
     """Give `fig` its alt text (plain text: TeX labels become Unicode). A handle's `update` calls it with the
     description of the data it moved to, so `alt_text(handle.fig)` always describes the frame shown."""
     fig.alt_text = plain(alt)
-    fig.alt_lang = language()  # the language its words were looked up in
+    fig.alt_lang = language()  # type: ignore[attr-defined]  # the language its words were looked up in
 
 
 # --- colour and contrast ---------------------------------------------------------------------------------
