@@ -54,7 +54,7 @@ def test_the_notice_is_in_the_state_a_run_stores_in_the_notebook():
     nb.cells = [nbformat.v4.new_code_cell("from lnlib import widgets\nwidgets.BatchExplorer()")]
     state = executed(nb).metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     boxes = [m["state"] for m in state.values() if m["model_name"] == "VBoxModel"]
-    assert [b["_dom_classes"] for b in boxes] == [[widgets.EXPLORER_CLASS]]
+    assert [b["_dom_classes"] for b in boxes] == [[widgets.EXPLORER_CLASS, "ln-lang-zh"]]  # its alt text: Chinese
     first = boxes[0]["children"][0].removeprefix("IPY_MODEL_")
     assert state[first]["model_name"] == "HTMLModel" and state[first]["state"]["_dom_classes"] == ["ln-offline"]
     assert "重新运行上面的单元格" in state[first]["state"]["value"]
