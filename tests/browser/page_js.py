@@ -68,7 +68,8 @@ IMAGES_WITHOUT_ALT = """(lang) => {
 }"""
 
 # Collect every problem a learner would see after Run All; `lang`: the one the figures' alt texts must be marked with.
-PROBLEMS = """(lang = 'zh-Hans') => {
+PROBLEMS = """(lang) => {
+  if (!lang) throw new Error('PROBLEMS needs the language the alt texts must be marked with');
   const w = window.__lnNb;
   const problems = [];
   let widgets = 0;

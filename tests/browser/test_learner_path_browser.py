@@ -20,7 +20,7 @@ from tools import make_student
 from tools.course import NOTEBOOKS
 
 from . import page_js as js
-from .conftest import ARTIFACTS, KERNEL_TIMEOUT_MS, SETTLE_TIMEOUT_MS, STEP_TIMEOUT_MS, screenshot
+from .conftest import ALT_LANGS, ARTIFACTS, KERNEL_TIMEOUT_MS, SETTLE_TIMEOUT_MS, STEP_TIMEOUT_MS, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -87,7 +87,7 @@ def test_reveals_open_folded_and_slips_never_stop_run_all(lab):
         run = page.evaluate(js.RUN_ALL)
         assert run["ok"], "Run All stopped"
         page.wait_for_function(js.SETTLED, timeout=SETTLE_TIMEOUT_MS, polling=100)
-        problems = page.evaluate(js.PROBLEMS)["problems"]
+        problems = page.evaluate(js.PROBLEMS, ALT_LANGS["zh"])["problems"]
         assert not problems, problems
         outputs = page.evaluate(ANSWER_OUTPUTS)
         assert len(outputs) == 8 and all(o.startswith(("✓", "✗")) for o in outputs), outputs
@@ -167,7 +167,7 @@ def test_run_all_on_a_student_copy_opens_no_reveal_until_answered(lab):
         lab.server.remember_children()
         assert page.evaluate(js.RUN_ALL)["ok"], "Run All stopped"
         page.wait_for_function(js.SETTLED, timeout=SETTLE_TIMEOUT_MS, polling=100)
-        assert not page.evaluate(js.PROBLEMS)["problems"]
+        assert not page.evaluate(js.PROBLEMS, ALT_LANGS["zh"])["problems"]
         reveals = page.evaluate(REVEALS)
         assert len(reveals) == 5, reveals
         for r in reveals:
