@@ -226,6 +226,9 @@ INTERACTIONS: dict[tuple[str, str], list[Step]] = {
         # one click per normalization (checkboxes, issue 32): off, then on again
         Step("checkbox", which=2, changed=("images", "html"), absent=("BatchNorm，无 warm-up",)),
         Step("checkbox", which=2, changed=("images", "html"), expect=("BatchNorm，无 warm-up",)),
+        # back to the Transformer, so the sweep after these steps also goes round its warm-up toggle (the MLP's
+        # grid has a single warm-up: the toggle had one sample, a noisy median)
+        Step("toggle", which=0, click="Transformer", changed=("images", "html"), expect=("Post-LN，无 warm-up",)),
     ],
     ("16-layernorm-in-a-trained-model", "LMExplorer"): [
         Step("toggle", click="最终", changed=("tables",), expect=("最终 LayerNorm（输出层前）：每个字的 μ、σ 和 x̂",)),

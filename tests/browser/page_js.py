@@ -137,10 +137,12 @@ CONTROLS = """([root, selectors]) => {
   const out = [];
   for (const [kind, sel] of Object.entries(selectors)) {
     root.querySelectorAll(sel).forEach((el, index) => {
-      const label = el.querySelector('.widget-label');
+      // a checkbox without indent keeps an empty '.widget-label' (a zero-width space); its words are beside the box
+      const text = node => (node ? node.textContent.replace(/\u200b/g, '').trim() : '');
+      const label = text(el.querySelector('.widget-label')) || text(el.querySelector('.widget-label-basic'));
       const input = el.querySelector('input, select, textarea, .noUi-handle');
       const buttons = [...el.querySelectorAll('button')];
-      out.push({kind, index, label: label ? label.textContent.trim() : '',
+      out.push({kind, index, label,
                 disabled: !!(input && (input.disabled || input.hasAttribute('disabled')))
                           || (buttons.length > 0 && buttons.every(b => b.disabled)),
                 options: kind === 'dropdown' ? [...el.querySelectorAll('option')].map(o => o.label) :
