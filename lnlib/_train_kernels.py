@@ -190,9 +190,9 @@ def lean_standardize_backward(dxhat: np.ndarray, xhat: np.ndarray, std: np.ndarr
     return dx
 
 
-def rms_scale(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def rms_scale(x: np.ndarray, eps: float = RMS_EPS) -> tuple[np.ndarray, np.ndarray]:
     """x̂ = x / r with r = √(mean(x²) + ε) over the features (RMSNorm without γ); returns (x̂, r)."""
-    r = np.sqrt(np.add.reduce(x * x, axis=-1, keepdims=True) / x.shape[-1] + RMS_EPS)
+    r = np.sqrt(np.add.reduce(x * x, axis=-1, keepdims=True) / x.shape[-1] + eps)
     return x / r, r
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _lean, tiny_corpus
 from ._lean import LN_EPS, outer_sum
+from ._train_kernels import lean_standardize, rms_scale
 from .i18n import message
 from .stages import variance_shares as variance_shares  # notebook 16 calls it here
 from .training import adam_step, warmup_lr
@@ -130,17 +131,13 @@ def _norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, name: str, ab: Ablation):
     if mode == "none":
         return x.copy(), None, None, x
     if mode == "rms":
-        sd = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
-        xhat = x / sd
+        xhat, sd = rms_scale(x, eps)
         return xhat * g + b, np.zeros_like(sd), sd, xhat
     if mode == "frozen":
         m, s = ab.frozen[name]
         xhat = (x - m) / s
         return xhat * g + b, np.full(x.shape[:-1] + (1,), m), np.full(x.shape[:-1] + (1,), s), xhat
-    mu = np.mean(x, axis=-1, keepdims=True)
-    xc = x - mu
-    sd = np.sqrt(np.mean(xc * xc, axis=-1, keepdims=True) + eps)
-    xhat = xc / sd
+    xhat, mu, _, sd = lean_standardize(x, eps=eps)
     return xhat * g + b, mu, sd, xhat
 
 
@@ -180,11 +177,8 @@ def forward(model: Model, ids, ablation: Ablation = NORMAL) -> Forward:
                 q, k, v = (
                     qkv[..., j * d : (j + 1) * d].reshape(bsz, t, heads, hd).transpose(0, 2, 1, 3) for j in range(3)
                 )
-                s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(hd) + mask
-                s = s - s.max(axis=-1, keepdims=True)
-                a = np.exp(s)
-                a /= a.sum(axis=-1, keepdims=True)
-                o = (a @ v).transpose(0, 2, 1, 3).reshape(bsz, t, d)
+                o, a = _lean.attention(q, k, v, mask)
+                o = o.transpose(0, 2, 1, 3).reshape(bsz, t, d)
                 c[f"{i}.att"] = (q, k, v, a, o)
                 h = h + o @ p[f"{i}.wo"]
             else:
@@ -234,12 +228,11 @@ def backward(model: Model, fwd: Forward, dlogits: np.ndarray) -> dict[str, np.nd
                 q, k, v, a, o = c[f"{i}.att"]
                 g[f"{i}.wo"] = outer_sum(o, dh)
                 do = (dh @ p[f"{i}.wo"].T).reshape(bsz, t, heads, hd).transpose(0, 2, 1, 3)
-                da = do @ v.transpose(0, 1, 3, 2)
-                dv = a.transpose(0, 1, 3, 2) @ do
-                ds = a * (da - np.sum(da * a, axis=-1, keepdims=True)) / math.sqrt(hd)
-                dq = ds @ k
-                dk = ds.transpose(0, 1, 3, 2) @ q
-                dqkv = np.concatenate([x.transpose(0, 2, 1, 3).reshape(bsz, t, d) for x in (dq, dk, dv)], axis=-1)
+                per_head = _lean.attention_backward(do, q, k, v, a, np.empty((bsz, heads, t, 3 * hd)))
+                dqkv = np.concatenate(  # [dQ | dK | dV] of every head, back to (B, T, 3d)
+                    [per_head[..., j * hd : (j + 1) * hd].transpose(0, 2, 1, 3).reshape(bsz, t, d) for j in range(3)],
+                    axis=-1,
+                )
                 g[f"{i}.qkv"] = outer_sum(z, dqkv)
                 dz = dqkv @ p[f"{i}.qkv"].T
             dx, g[f"{name}.g"], g[f"{name}.b"] = _norm_backward(dz, xhat, sd, p[f"{name}.g"])

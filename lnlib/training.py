@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _budget
+from . import _budget, _lean
 from . import transformer as tf
 from ._lean import LN_EPS
 from ._lean import xent as _xent
@@ -469,12 +469,8 @@ class SequenceModel:
         p, d = self.params, self.width
         qkv = (u @ p[f"{i}.wqkv"]).reshape(u.shape[0], seqs, LENGTH, 3 * d)
         q, k, v = qkv[..., :d], qkv[..., d : 2 * d], qkv[..., 2 * d :]
-        w = q @ _t(k)  # the scores, then (in place) softmax(scores / √d) row by row
-        w *= 1.0 / math.sqrt(d)
-        w -= np.maximum.reduce(w, axis=-1, keepdims=True)
-        np.exp(w, out=w)
-        w /= np.add.reduce(w, axis=-1, keepdims=True)
-        o = (w @ v).reshape(u.shape)
+        o, w = _lean.attention(q, k, v)
+        o = o.reshape(u.shape)
         return o @ p[f"{i}.wo"], (u, q, k, v, w, o)
 
     def _attention_backward(self, i: int, dy: np.ndarray, cache) -> np.ndarray:
@@ -482,14 +478,7 @@ class SequenceModel:
         u, q, k, v, w, o = cache
         np.matmul(_t(o), dy, out=g[f"{i}.wo"])
         do = (dy @ _t(p[f"{i}.wo"])).reshape(v.shape)
-        dw = do @ _t(v)
-        dqkv = np.empty((*v.shape[:-1], 3 * d))
-        np.matmul(_t(w), do, out=dqkv[..., 2 * d :])  # dV
-        ds = dw - np.add.reduce(dw * w, axis=-1, keepdims=True)  # softmax backward, row by row
-        ds *= w
-        ds *= 1.0 / math.sqrt(d)
-        np.matmul(ds, k, out=dqkv[..., :d])  # dQ
-        np.matmul(_t(ds), q, out=dqkv[..., d : 2 * d])  # dK
+        dqkv = _lean.attention_backward(do, q, k, v, w, np.empty((*v.shape[:-1], 3 * d)))
         dqkv = dqkv.reshape(*u.shape[:-1], 3 * d)
         np.matmul(_t(u), dqkv, out=g[f"{i}.wqkv"])
         return dqkv @ _t(p[f"{i}.wqkv"])
