@@ -42,7 +42,7 @@ def _t(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
 
 
-def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None = None):
+def lean_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None = None):
     """softmax(Q Kᵀ/√d + mask) V over the last two axes (leading axes: runs, sequences, heads), d = Q's last axis.
     Returns (output, weights). In place, in this order: Q Kᵀ, · (1/√d), + mask, − row max, exp, ÷ row sum."""
     w = q @ _t(k)
@@ -55,8 +55,8 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | No
     return w @ v, w
 
 
-def attention_backward(do: np.ndarray, q, k, v, w: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """dQ, dK, dV of `attention` (weights `w`) from dL/d(output) `do`, written into out[..., :d], out[..., d:2d]
+def lean_attention_backward(do: np.ndarray, q, k, v, w: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """dQ, dK, dV of `lean_attention` (weights `w`) from dL/d(output) `do`, written into out[..., :d], out[..., d:2d]
     and out[..., 2d:] (d = Q's last axis; `out` may be a view of the caller's fused gradient) and returned."""
     d = q.shape[-1]
     dw = do @ _t(v)

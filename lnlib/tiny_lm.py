@@ -177,7 +177,7 @@ def forward(model: Model, ids, ablation: Ablation = NORMAL) -> Forward:
                 q, k, v = (
                     qkv[..., j * d : (j + 1) * d].reshape(bsz, t, heads, hd).transpose(0, 2, 1, 3) for j in range(3)
                 )
-                o, a = _lean.attention(q, k, v, mask)
+                o, a = _lean.lean_attention(q, k, v, mask)
                 o = o.transpose(0, 2, 1, 3).reshape(bsz, t, d)
                 c[f"{i}.att"] = (q, k, v, a, o)
                 h = h + o @ p[f"{i}.wo"]
@@ -228,7 +228,7 @@ def backward(model: Model, fwd: Forward, dlogits: np.ndarray) -> dict[str, np.nd
                 q, k, v, a, o = c[f"{i}.att"]
                 g[f"{i}.wo"] = outer_sum(o, dh)
                 do = (dh @ p[f"{i}.wo"].T).reshape(bsz, t, heads, hd).transpose(0, 2, 1, 3)
-                per_head = _lean.attention_backward(do, q, k, v, a, np.empty((bsz, heads, t, 3 * hd)))
+                per_head = _lean.lean_attention_backward(do, q, k, v, a, np.empty((bsz, heads, t, 3 * hd)))
                 dqkv = np.concatenate(  # [dQ | dK | dV] of every head, back to (B, T, 3d)
                     [per_head[..., j * hd : (j + 1) * hd].transpose(0, 2, 1, 3).reshape(bsz, t, d) for j in range(3)],
                     axis=-1,

@@ -469,7 +469,7 @@ class SequenceModel:
         p, d = self.params, self.width
         qkv = (u @ p[f"{i}.wqkv"]).reshape(u.shape[0], seqs, LENGTH, 3 * d)
         q, k, v = qkv[..., :d], qkv[..., d : 2 * d], qkv[..., 2 * d :]
-        o, w = _lean.attention(q, k, v)
+        o, w = _lean.lean_attention(q, k, v)
         o = o.reshape(u.shape)
         return o @ p[f"{i}.wo"], (u, q, k, v, w, o)
 
@@ -478,7 +478,7 @@ class SequenceModel:
         u, q, k, v, w, o = cache
         np.matmul(_t(o), dy, out=g[f"{i}.wo"])
         do = (dy @ _t(p[f"{i}.wo"])).reshape(v.shape)
-        dqkv = _lean.attention_backward(do, q, k, v, w, np.empty((*v.shape[:-1], 3 * d)))
+        dqkv = _lean.lean_attention_backward(do, q, k, v, w, np.empty((*v.shape[:-1], 3 * d)))
         dqkv = dqkv.reshape(*u.shape[:-1], 3 * d)
         np.matmul(_t(u), dqkv, out=g[f"{i}.wqkv"])
         return dqkv @ _t(p[f"{i}.wqkv"])

@@ -166,21 +166,21 @@ def test_lean_attention_matches_the_reference_and_its_gradient_the_finite_differ
     q, k, v = (rng.normal(size=(2, 3, 5, 3)) for _ in range(3))  # (batch, heads, tokens, head width 3: 1/√3 inexact)
     causal = np.triu(np.full((5, 5), -np.inf), 1)
     for mask in (None, causal):
-        out, weights = _lean.attention(q, k, v, mask)
+        out, weights = _lean.lean_attention(q, k, v, mask)
         want_out, want_w = tf.attention(q, k, v, mask=None if mask is None else np.isfinite(mask))
         np.testing.assert_allclose(weights, want_w, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(out, want_out, rtol=1e-12, atol=1e-15)
     do = rng.normal(size=out.shape)
-    grads = _lean.attention_backward(do, q, k, v, weights, np.empty((2, 3, 5, 9)))
+    grads = _lean.lean_attention_backward(do, q, k, v, weights, np.empty((2, 3, 5, 9)))
     h = 1e-6
     for j, x in enumerate((q, k, v)):
         numeric = np.zeros_like(x)
         for idx in np.ndindex(*x.shape):
             keep = x[idx]
             x[idx] = keep + h
-            up = np.sum(do * _lean.attention(q, k, v, causal)[0])
+            up = np.sum(do * _lean.lean_attention(q, k, v, causal)[0])
             x[idx] = keep - h
-            down = np.sum(do * _lean.attention(q, k, v, causal)[0])
+            down = np.sum(do * _lean.lean_attention(q, k, v, causal)[0])
             x[idx] = keep
             numeric[idx] = (up - down) / (2 * h)
         np.testing.assert_allclose(grads[..., 3 * j : 3 * (j + 1)], numeric, rtol=1e-6, atol=1e-8)
