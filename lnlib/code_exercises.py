@@ -237,6 +237,9 @@ def _adam_cases() -> list[Case]:
     rng = _rng()
     first = (np.zeros(3), np.array([0.5, -2.0, 1e-3]), np.zeros(3), np.zeros(3), 1, 0.1)
     cases = [Case(lazy("codex.case.adam.1"), first)]
+    # a gradient as small as ε: only here does ε's value show (1e-7 instead of 1e-8 moves it 0.05 → 0.009)
+    tiny = (np.zeros(2), np.array([1e-8, -3e-8]), np.zeros(2), np.zeros(2), 1, 0.1)
+    cases.append(Case(lazy("codex.case.adam.tiny"), tiny))
     for t in (2, 10):
         p, g = rng.normal(size=4), rng.normal(size=4)
         cases.append(
@@ -433,18 +436,19 @@ def _warmup_way(step, lr, warmup_steps, *, way=""):
 
 def _adam_way(param, grad, m, v, t, lr, *, way=""):
     b1, b2 = (0.999, 0.9) if way == "swapped" else (0.9, 0.999)
+    eps = 1e-7 if way == "eps_keras" else 1e-8
     param, grad = _f(param), _f(grad)
     m = b1 * _f(m) + (1 - b1) * grad
     v = b2 * _f(v) + (1 - b2) * grad**2
     if way == "no_correction":
-        return param - lr * m / (np.sqrt(v) + 1e-8), m, v
+        return param - lr * m / (np.sqrt(v) + eps), m, v
     k = t + 1 if way == "t_plus_1" else t  # the corrections of step t + 1: t counted from 0
     m_hat, v_hat = m / (1 - b1**k), v / (1 - b2**k)
     if way == "eps_inside":
-        return param - lr * m_hat / np.sqrt(v_hat + 1e-8), m, v
+        return param - lr * m_hat / np.sqrt(v_hat + eps), m, v
     if way == "hat_state":  # the corrected m̂, v̂ handed on as the state
-        return param - lr * m_hat / (np.sqrt(v_hat) + 1e-8), m_hat, v_hat
-    return param - lr * m_hat / (np.sqrt(v_hat) + 1e-8), m, v
+        return param - lr * m_hat / (np.sqrt(v_hat) + eps), m_hat, v_hat
+    return param - lr * m_hat / (np.sqrt(v_hat) + eps), m, v
 
 
 def _ways(fn: Callable, table: list[tuple[str | Msg, dict | list[dict]]]) -> tuple[WrongWay, ...]:
@@ -606,6 +610,7 @@ _ADAM_WAYS = _ways(
         (lazy("codex.way.adam.hat_state"), {"way": "hat_state"}),
         (lazy("codex.way.adam.eps_inside"), {"way": "eps_inside"}),
         (lazy("codex.way.adam.t_plus_1"), {"way": "t_plus_1"}),
+        (lazy("codex.way.adam.eps_keras"), {"way": "eps_keras"}),
     ],
 )
 
