@@ -1,8 +1,8 @@
 """lnlib's line coverage by the unit suite, measured by every `make test` and published in docs/coverage.md.
 
-    python -m tools.coverage_report DATA            # write docs/coverage.md from coverage.py's data file (make coverage)
-    python -m tools.coverage_report --check DATA    # print the figure; exit 1 if it fell more than DROP points below
-                                                    # the published one (make test's unit suite)
+    python -m tools.coverage_report DATA          # write docs/coverage.md from coverage.py's data (make coverage)
+    python -m tools.coverage_report --check DATA  # print the figure; exit 1 if it fell more than DROP points
+                                                  # below the published one (make test's unit suite)
 
 Only the figure and the table are written (no date, no machine), so the page changes when the coverage does. A
 change that lowers coverage on purpose (code moved out of lnlib, a test retired) publishes the new figure with
