@@ -128,7 +128,7 @@ test-unit: $(STAMP)
 
 # Line coverage of lnlib by the unit suite, published in docs/coverage.md (tools/coverage_report.py). test-unit above
 # runs the same suite under coverage.py and fails when the figure falls more than a point below the published one
-# (tracing costs the unit suite about a fifth: 358 s plain, 437 s traced, the whole suite, idle 2-core EPYC).
+# (tracing costs the unit suite about a fifth more time).
 coverage: $(STAMP)
 	@mkdir -p build
 	$(BIN)/python -m coverage run --data-file=build/.coverage --source=lnlib -m pytest -q -p no:cacheprovider tests -m "not browser and not english"

@@ -51,7 +51,7 @@ def summary(report: dict) -> str:
         f"（中位数 ≤ {GOAL_MEDIAN_MS:g} ms，p95 ≤ {GOAL_P95_MS:g} ms）。运行前负载 {before}，运行后 {after}"
         f"（1 / 5 / 15 分钟），共 {report['total_s']:.0f} 秒。"
     )
-    return latency_markdown(rows, load) + "\n" + whole + "\n"
+    return latency_markdown(rows, load, by="浏览器测试的探索器部分（bench_browser_latency）") + "\n" + whole + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,7 @@ def outer_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _t(a: np.ndarray) -> np.ndarray:
+    """a with its last two axes swapped (a batch of transposes; `training` uses it too)."""
     return np.swapaxes(a, -1, -2)
 
 

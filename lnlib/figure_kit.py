@@ -26,8 +26,8 @@ from matplotlib.image import AxesImage
 from matplotlib.mathtext import MathTextParser
 
 from ._checks import as_real_array
-from .fonts import FAMILY as BUNDLED_CJK_FONT
-from .i18n import DEFAULT_LANGUAGE, language  # importing registers lnlib's own font with matplotlib
+from .fonts import FAMILY as BUNDLED_CJK_FONT  # importing registers lnlib's own font with matplotlib
+from .i18n import DEFAULT_LANGUAGE, language
 
 
 @runtime_checkable

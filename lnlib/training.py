@@ -39,7 +39,7 @@ import numpy as np
 
 from . import _budget, _lean
 from . import transformer as tf
-from ._lean import LN_EPS
+from ._lean import LN_EPS, _t
 from ._lean import xent as _xent
 from ._stats import BN_MOMENTUM, running_update
 from ._train_kernels import RMS_EPS as RMS_EPS  # the names below are re-exported: lnlib.training.Adam …
@@ -63,14 +63,6 @@ DIGITS, LENGTH, HELD_OUT = 10, 6, 100  # the sequence task: reverse 6 digits (0-
 def global_norms(grad: np.ndarray) -> np.ndarray:
     """√(Σ g²) over every entry of every gradient, one per run (row of `grad`): the 'global gradient norm'."""
     return np.sqrt(np.add.reduce(grad * grad, axis=1))  # numpy's own sum (np.vecdot may start BLAS threads)
-
-
-# ---------------------------------------------------------------- layers: forward and hand-written backward
-
-
-def _t(a: np.ndarray) -> np.ndarray:
-    """The transpose of the last two axes (each matrix of a stack)."""
-    return a.swapaxes(-1, -2)
 
 
 # ---------------------------------------------------------------- results

@@ -190,11 +190,11 @@ def latency_summary(interactions: list[dict]) -> list[dict]:
     return rows
 
 
-def latency_markdown(rows: list[dict], machine: dict) -> str:
+def latency_markdown(rows: list[dict], machine: dict, by: str = "`make test-browser`") -> str:
     """The table for the README: one line per explorer control."""
     load = "、".join(str(v) for v in machine.get("load_average_before", ())) or "?"
     lines = [
-        f"从输入事件（按键、点击）到新输出在页面上画出（图像已加载）的时间，`make test-browser` 测得；"
+        f"从输入事件（按键、点击）到新输出在页面上画出（图像已加载）的时间，{by} 测得；"
         f"{machine.get('cpus')} 个 CPU，开始时负载 {load}。目标：每个控件中位数 ≤ {GOAL_MEDIAN_MS:g} ms，"
         f"p95 ≤ {GOAL_P95_MS:g} ms。",
         "",
